@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Abi, Hex } from 'viem'
+import { z } from 'zod'
+import { BaseError } from '../../errors/base.js'
+
+export type ContractArtifact = {
+  abi: Abi
+  /** Creation code. */
+  bytecode: Hex
+  /** Runtime code, as placed by `anvil_setCode`. */
+  deployedBytecode: Hex
+}
+
+export type ContractArtifacts = Record<string, ContractArtifact>
+
+export class ContractCompileError extends BaseError {
+  override name = 'ContractCompileError'
+}
+
+const sourcesDir = dirname(fileURLToPath(import.meta.url))
+const projectRoot = join(sourcesDir, '..', '..', '..')
+const cacheDir = join(projectRoot, 'node_modules', '.cache', 'deltaflow')
+
+// Contracts are placed with anvil_setCode, so no immutables or constructor logic: state comes from initialize().
+const settings = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'cancun',
+  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+} as const
+
+const artifactSchema = z.object({
+  abi: z.array(z.looseObject({ type: z.string() })),
+  bytecode: z.string().regex(/^0x[0-9a-f]*$/),
+  deployedBytecode: z.string().regex(/^0x[0-9a-f]*$/),
+})
+const cacheSchema = z.record(z.string(), artifactSchema)
+
+let memo: { key: string; artifacts: ContractArtifacts } | undefined
+
+/**
+ * Compiles every Solidity source under src/sandbox/contracts with solc-js, once per source hash.
+ * The result is cached in node_modules/.cache/deltaflow, so only the first run after a change pays for solc.
+ */
+export function loadContractArtifacts(): ContractArtifacts {
+  const sources = readSources()
+  const solcVersion = readSolcVersion()
+  const key = createHash('sha256').update(JSON.stringify({ solcVersion, settings, sources })).digest('hex').slice(0, 16)
+  if (memo?.key === key) return memo.artifacts
+  const cacheFile = join(cacheDir, `contracts-${key}.json`)
+  let artifacts: ContractArtifacts | undefined
+  try {
+    artifacts = cacheSchema.parse(JSON.parse(readFileSync(cacheFile, 'utf8'))) as ContractArtifacts
+  } catch {
+    artifacts = compile(sources)
+    mkdirSync(cacheDir, { recursive: true })
+    const temporary = `${cacheFile}.${process.pid}.tmp`
+    writeFileSync(temporary, JSON.stringify(artifacts))
+    renameSync(temporary, cacheFile)
+  }
+  memo = { key, artifacts }
+  return artifacts
+}
+
+/** The artifact of one contract, by its Solidity name. */
+export function getContractArtifact(name: string): ContractArtifact {
+  const artifact = loadContractArtifacts()[name]
+  if (!artifact)
+    throw new ContractCompileError(`No compiled contract named ${name}`, { details: { known: Object.keys(loadContractArtifacts()) } })
+  return artifact
+}
+
+function readSources(): Record<string, { content: string }> {
+  const sources: Record<string, { content: string }> = {}
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) visit(path)
+      else if (entry.name.endsWith('.sol')) sources[relative(sourcesDir, path)] = { content: readFileSync(path, 'utf8') }
+    }
+  }
+  visit(sourcesDir)
+  return sources
+}
+
+function readSolcVersion(): string {
+  const require = createRequire(import.meta.url)
+  return (require('solc/package.json') as { version: string }).version
+}
+
+const solcOutputSchema = z.object({
+  errors: z.array(z.object({ severity: z.string(), formattedMessage: z.string() })).optional(),
+  contracts: z
+    .record(
+      z.string(),
+      z.record(
+        z.string(),
+        z.object({
+          abi: z.array(z.looseObject({ type: z.string() })),
+          evm: z.object({ bytecode: z.object({ object: z.string() }), deployedBytecode: z.object({ object: z.string() }) }),
+        }),
+      ),
+    )
+    .optional(),
+})
+
+function compile(sources: Record<string, { content: string }>): ContractArtifacts {
+  const require = createRequire(import.meta.url)
+  const solc = require('solc') as { compile: (input: string) => string }
+  const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }))))
+  const errors = (output.errors ?? []).filter((error) => error.severity === 'error')
+  if (errors.length > 0) {
+    throw new ContractCompileError('Solidity compilation failed', {
+      details: { errors: errors.map((error) => error.formattedMessage).join('\n') },
+    })
+  }
+  const artifacts: ContractArtifacts = {}
+  for (const [file, contracts] of Object.entries(output.contracts ?? {})) {
+    for (const [name, contract] of Object.entries(contracts)) {
+      if (artifacts[name]) throw new ContractCompileError(`Two contracts are named ${name}`, { details: { file } })
+      artifacts[name] = {
+        abi: contract.abi as unknown as Abi,
+        bytecode: `0x${contract.evm.bytecode.object}`,
+        deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+      }
+    }
+  }
+  return artifacts
+}

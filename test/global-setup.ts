@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { loadContractArtifacts } from '../src/sandbox/contracts/compile.js'
+
+const runMarker = `DELTAFLOW_TEST_RUN=${randomUUID()}`
+
+/** Compiles the contracts once, before the workers start, and tags this run's processes through the environment. */
+export function setup(): void {
+  loadContractArtifacts()
+  const [key, value] = runMarker.split('=') as [string, string]
+  process.env[key] = value
+}
+
+/** Fails the run when an anvil process started by this run outlived it. */
+export async function teardown(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const survivors = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && isOurAnvil(pid))
+  if (survivors.length > 0) throw new Error(`anvil processes survived the test run: pids ${survivors.join(', ')}`)
+}
+
+function isOurAnvil(pid: string): boolean {
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? ''
+    if (!command.endsWith('/anvil')) return false
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(runMarker)
+  } catch {
+    return false
+  }
+}
