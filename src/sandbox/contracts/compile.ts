@@ -53,7 +53,8 @@ export function loadContractArtifacts(): ContractArtifacts {
   const cacheFile = join(cacheDir, `contracts-${key}.json`)
   let artifacts: ContractArtifacts | undefined
   try {
-    artifacts = cacheSchema.parse(JSON.parse(readFileSync(cacheFile, 'utf8'))) as ContractArtifacts
+    // The ABI entries are solc's own output, checked for shape here; viem's Abi type is narrower than zod can express.
+    artifacts = cacheSchema.parse(JSON.parse(readFileSync(cacheFile, 'utf8'))) as unknown as ContractArtifacts
   } catch {
     artifacts = compile(sources)
     mkdirSync(cacheDir, { recursive: true })
