@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {SafeTransfer} from "../lib/SafeTransfer.sol";
+import {WrappedNative} from "../tokens/WrappedNative.sol";
+import {ConstantProductPool} from "./ConstantProductPool.sol";
+
+/// @notice Stands in for the Market router v6.2 (0x6a000f20005980200259b80c5102003040001068): swaps along a path of
+///         ConstantProductPools. It is its own token-transfer proxy, so users approve the router itself.
+/// @dev Revert texts follow what clients of the real router meet: "TransferHelper: TRANSFER_FROM_FAILED" for a
+///      missing allowance or balance, "INSUFFICIENT_OUTPUT" for slippage on sells and buys alike.
+contract MarketRouter {
+    address private constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+
+    event Swapped(
+        address indexed user,
+        address indexed srcToken,
+        address indexed destToken,
+        uint256 srcAmount,
+        uint256 destAmount,
+        address beneficiary
+    );
+
+    error AlreadyInitialized();
+
+    bool private _initialized;
+    address public wrappedNative;
+
+    function initialize(address wrappedNative_) external {
+        if (_initialized) revert AlreadyInitialized();
+        _initialized = true;
+        wrappedNative = wrappedNative_;
+    }
+
+    /// @dev Only the wrapped native contract sends the coin here (on unwrap); anything else would be stranded.
+    receive() external payable {
+        require(msg.sender == wrappedNative, "ONLY_WRAPPED_NATIVE");
+    }
+
+    /// @notice Sells exactly `srcAmount`. `beneficiary` 0 means the caller; `deadline` 0 means none.
+    function swapExactAmountIn(
+        address srcToken,
+        address destToken,
+        uint256 srcAmount,
+        uint256 minDestAmount,
+        address[] calldata pools,
+        address beneficiary,
+        uint256 deadline
+    ) external payable returns (uint256 destAmount) {
+        _checkDeadline(deadline);
+        address[] memory path = _path(srcToken, destToken, pools);
+        if (beneficiary == address(0)) beneficiary = msg.sender;
+
+        if (srcToken == NATIVE) require(msg.value == srcAmount, "INVALID_MSG_VALUE");
+        else require(msg.value == 0, "INVALID_MSG_VALUE");
+        _pullInto(srcToken, srcAmount, pools[0]);
+
+        address recipient = destToken == NATIVE ? address(this) : beneficiary;
+        destAmount = _swapAlong(path, pools, new uint256[](pools.length), recipient);
+        require(destAmount >= minDestAmount, "INSUFFICIENT_OUTPUT");
+        if (destToken == NATIVE) _sendNative(beneficiary, destAmount);
+        emit Swapped(msg.sender, srcToken, destToken, srcAmount, destAmount, beneficiary);
+    }
+
+    /// @notice Buys at least `destAmount` (exactly, up to one unit of pool rounding per hop) for at most
+    ///         `maxSrcAmount`. With a native source, `msg.value` may exceed the need: the excess is refunded.
+    function swapExactAmountOut(
+        address srcToken,
+        address destToken,
+        uint256 maxSrcAmount,
+        uint256 destAmount,
+        address[] calldata pools,
+        address beneficiary,
+        uint256 deadline
+    ) external payable returns (uint256 srcAmount) {
+        _checkDeadline(deadline);
+        address[] memory path = _path(srcToken, destToken, pools);
+        if (beneficiary == address(0)) beneficiary = msg.sender;
+
+        uint256[] memory hopOutputs;
+        (srcAmount, hopOutputs) = _amountsInBackwards(path, pools, destAmount);
+        require(srcAmount <= maxSrcAmount, "INSUFFICIENT_OUTPUT");
+
+        if (srcToken == NATIVE) require(msg.value >= srcAmount, "INVALID_MSG_VALUE");
+        else require(msg.value == 0, "INVALID_MSG_VALUE");
+        _pullInto(srcToken, srcAmount, pools[0]);
+
+        address recipient = destToken == NATIVE ? address(this) : beneficiary;
+        uint256 received = _swapAlong(path, pools, hopOutputs, recipient);
+        if (destToken == NATIVE) _sendNative(beneficiary, received);
+        // The unused part of msg.value was never wrapped.
+        if (srcToken == NATIVE && msg.value > srcAmount) {
+            SafeTransfer.safeTransferNative(msg.sender, msg.value - srcAmount);
+        }
+        emit Swapped(msg.sender, srcToken, destToken, srcAmount, received, beneficiary);
+    }
+
+    /// @notice Output of selling `srcAmount` of `srcToken` along `pools`.
+    function quoteExactAmountIn(uint256 srcAmount, address srcToken, address[] calldata pools)
+        external
+        view
+        returns (uint256)
+    {
+        address token = _wrapped(srcToken);
+        uint256 amount = srcAmount;
+        for (uint256 i; i < pools.length; ++i) {
+            amount = ConstantProductPool(pools[i]).getAmountOut(token, amount);
+            token = _otherToken(pools[i], token);
+        }
+        return amount;
+    }
+
+    /// @notice Input needed to buy `destAmount` of `destToken` along `pools` (the last pool holds `destToken`).
+    function quoteExactAmountOut(uint256 destAmount, address destToken, address[] calldata pools)
+        external
+        view
+        returns (uint256)
+    {
+        address token = _wrapped(destToken);
+        uint256 amount = destAmount;
+        for (uint256 i = pools.length; i > 0; --i) {
+            amount = ConstantProductPool(pools[i - 1]).getAmountIn(token, amount);
+            token = _otherToken(pools[i - 1], token);
+        }
+        return amount;
+    }
+
+    function _checkDeadline(uint256 deadline) private view {
+        require(deadline == 0 || block.timestamp <= deadline, "EXPIRED");
+    }
+
+    /// @dev Tokens entering each pool: path[i] goes into pools[i], path[pools.length] comes out of the last one.
+    function _path(address srcToken, address destToken, address[] calldata pools)
+        private
+        view
+        returns (address[] memory path)
+    {
+        require(pools.length > 0, "INVALID_PATH");
+        path = new address[](pools.length + 1);
+        path[0] = _wrapped(srcToken);
+        for (uint256 i; i < pools.length; ++i) {
+            path[i + 1] = _otherToken(pools[i], path[i]);
+        }
+        require(path[pools.length] == _wrapped(destToken), "INVALID_PATH");
+    }
+
+    /// @dev The input the first pool needs, and the output each hop must deliver so the last delivers `destAmount`.
+    function _amountsInBackwards(address[] memory path, address[] calldata pools, uint256 destAmount)
+        private
+        view
+        returns (uint256 srcAmount, uint256[] memory hopOutputs)
+    {
+        hopOutputs = new uint256[](pools.length);
+        uint256 amount = destAmount;
+        for (uint256 i = pools.length; i > 0; --i) {
+            hopOutputs[i - 1] = amount;
+            amount = ConstantProductPool(pools[i - 1]).getAmountIn(path[i], amount);
+        }
+        srcAmount = amount;
+    }
+
+    /// @dev Moves the source into the first pool: wraps a native source, pulls an ERC-20 from the caller.
+    function _pullInto(address srcToken, uint256 amount, address pool) private {
+        if (srcToken == NATIVE) {
+            WrappedNative(payable(wrappedNative)).deposit{value: amount}();
+            SafeTransfer.safeTransfer(wrappedNative, pool, amount);
+        } else {
+            // The real router's wording for a missing allowance or balance; clients match on it.
+            bool pulled = SafeTransfer.tryTransferFrom(srcToken, msg.sender, pool, amount);
+            require(pulled, "TransferHelper: TRANSFER_FROM_FAILED");
+        }
+    }
+
+    /// @dev Each pool pays the next one directly; the last pays `recipient`. Returns the last output.
+    function _swapAlong(
+        address[] memory path,
+        address[] calldata pools,
+        uint256[] memory minOutputs,
+        address recipient
+    ) private returns (uint256 amountOut) {
+        uint256 last = pools.length - 1;
+        for (uint256 i; i <= last; ++i) {
+            address to = i == last ? recipient : pools[i + 1];
+            amountOut = ConstantProductPool(pools[i]).swap(path[i], minOutputs[i], to);
+        }
+    }
+
+    function _sendNative(address to, uint256 amount) private {
+        WrappedNative(payable(wrappedNative)).withdraw(amount);
+        SafeTransfer.safeTransferNative(to, amount);
+    }
+
+    function _wrapped(address token) private view returns (address) {
+        return token == NATIVE ? wrappedNative : token;
+    }
+
+    function _otherToken(address pool, address token) private view returns (address) {
+        require(pool.code.length > 0, "INVALID_PATH");
+        address token0 = ConstantProductPool(pool).token0();
+        address token1 = ConstantProductPool(pool).token1();
+        if (token == token0 && token != address(0)) return token1;
+        if (token == token1 && token != address(0)) return token0;
+        revert("INVALID_PATH");
+    }
+}
