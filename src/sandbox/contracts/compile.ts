@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -61,6 +61,10 @@ export function loadContractArtifacts(): ContractArtifacts {
     const temporary = `${cacheFile}.${process.pid}.tmp`
     writeFileSync(temporary, JSON.stringify(artifacts))
     renameSync(temporary, cacheFile)
+    // Older builds are never read again.
+    for (const entry of readdirSync(cacheDir)) {
+      if (/^contracts-[0-9a-f]{16}\.json$/.test(entry) && join(cacheDir, entry) !== cacheFile) rmSync(join(cacheDir, entry), { force: true })
+    }
   }
   memo = { key, artifacts }
   return artifacts
