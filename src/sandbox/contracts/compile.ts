@@ -63,7 +63,8 @@ export function loadContractArtifacts(): ContractArtifacts {
     renameSync(temporary, cacheFile)
     // Older builds are never read again.
     for (const entry of readdirSync(cacheDir)) {
-      if (/^contracts-[0-9a-f]{16}\.json$/.test(entry) && join(cacheDir, entry) !== cacheFile) rmSync(join(cacheDir, entry), { force: true })
+      if (/^contracts-[0-9a-f]{16}\.json$/.test(entry) && join(cacheDir, entry) !== cacheFile)
+        rmSync(join(cacheDir, entry), { force: true })
     }
   }
   memo = { key, artifacts }
