@@ -12,13 +12,15 @@ import {
 } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { permit2Address } from '../../src/protocol/addresses.js'
+import { buildPermitSingleTypedData, buildPermitTransferFromTypedData, getPermit2Domain } from '../../src/protocol/permit2.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { placeContract } from '../../src/sandbox/chains/place-contract.js'
 import { labelAddress, useTestChain } from '../helpers/chain.js'
 import { bindContract } from '../helpers/contract.js'
 import { useSnapshotPerTest } from '../helpers/snapshot.js'
 
-const PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+const PERMIT2: Address = permit2Address
 const [minterKey, aliceKey, bobKey, relayerKey, walletSignerKey] = developmentAccounts
 if (!minterKey || !aliceKey || !bobKey || !relayerKey || !walletSignerKey) throw new Error('anvil development accounts missing')
 const minter = minterKey.address
@@ -29,33 +31,6 @@ const bob = privateKeyToAccount(bobKey.privateKey)
 const relayer = relayerKey.address
 const walletSigner = privateKeyToAccount(walletSignerKey.privateKey)
 const carol = labelAddress('permit2.carol')
-
-const permitSingleTypes = {
-  PermitSingle: [
-    { name: 'details', type: 'PermitDetails' },
-    { name: 'spender', type: 'address' },
-    { name: 'sigDeadline', type: 'uint256' },
-  ],
-  PermitDetails: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint160' },
-    { name: 'expiration', type: 'uint48' },
-    { name: 'nonce', type: 'uint48' },
-  ],
-} as const
-
-const permitTransferFromTypes = {
-  PermitTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-  TokenPermissions: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-} as const
 
 type PermitSingle = {
   details: { token: Address; amount: bigint; expiration: number; nonce: number }
@@ -74,19 +49,31 @@ describe('Permit2', () => {
   const usdt = bindContract(chain, 'UsdtStyleToken', labelAddress('permit2.usdt'))
   const wallet = bindContract(chain, 'Eip1271Wallet', labelAddress('permit2.wallet'))
 
-  const domain = () => ({ name: 'Permit2', chainId: chain().chain.id, verifyingContract: PERMIT2 })
+  const domain = () => getPermit2Domain(chain().chain.id)
   const latestTimestamp = async () => (await chain().publicClient.getBlock()).timestamp
 
   const signPermitSingle = (signer: PrivateKeyAccount, message: PermitSingle) =>
-    signer.signTypedData({ domain: domain(), types: permitSingleTypes, primaryType: 'PermitSingle', message })
+    signer.signTypedData(
+      buildPermitSingleTypedData({
+        chainId: chain().chain.id,
+        ...message.details,
+        expiration: BigInt(message.details.expiration),
+        nonce: BigInt(message.details.nonce),
+        spender: message.spender,
+        sigDeadline: message.sigDeadline,
+      }),
+    )
 
   const signPermitTransferFrom = (signer: PrivateKeyAccount, permit: PermitTransferFrom, spender: Address) =>
-    signer.signTypedData({
-      domain: domain(),
-      types: permitTransferFromTypes,
-      primaryType: 'PermitTransferFrom',
-      message: { ...permit, spender },
-    })
+    signer.signTypedData(
+      buildPermitTransferFromTypedData({
+        chainId: chain().chain.id,
+        ...permit.permitted,
+        spender,
+        nonce: permit.nonce,
+        deadline: permit.deadline,
+      }),
+    )
 
   /** A permit of 100 tokens from alice to bob with nonce 0, valid for an hour. */
   const permitSingleFor = async (overrides: Partial<PermitSingle['details']> = {}, sigDeadlineOffset = 3_600n): Promise<PermitSingle> => {

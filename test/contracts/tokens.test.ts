@@ -12,6 +12,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { buildDaiPermitTypedData, buildEip2612PermitTypedData } from '../../src/protocol/token-permits.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { labelAddress, useTestChain } from '../helpers/chain.js'
 import { bindContract } from '../helpers/contract.js'
@@ -26,26 +27,6 @@ const bob = privateKeyToAccount(bobKey.privateKey)
 /** Submits signed permits: anyone may. */
 const relayer = relayerKey.address
 const carol = labelAddress('tokens.carol')
-
-const permitTypes = {
-  Permit: [
-    { name: 'owner', type: 'address' },
-    { name: 'spender', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const
-
-const daiPermitTypes = {
-  Permit: [
-    { name: 'holder', type: 'address' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'expiry', type: 'uint256' },
-    { name: 'allowed', type: 'bool' },
-  ],
-} as const
 
 /** Splits a 65-byte signature into the (v, r, s) arguments of an on-chain permit. */
 function splitSignature(signature: Hex): [number, Hex, Hex] {
@@ -84,12 +65,16 @@ describe('sandbox tokens', () => {
 
   describe('SandboxToken', () => {
     const signPermit = async (value: bigint, deadline: bigint, nonce = 0n, signer = alice) =>
-      signer.signTypedData({
-        domain: domainOf('Sandbox Token', token.address),
-        types: permitTypes,
-        primaryType: 'Permit',
-        message: { owner: alice.address, spender: bob.address, value, nonce, deadline },
-      })
+      signer.signTypedData(
+        buildEip2612PermitTypedData({
+          domain: domainOf('Sandbox Token', token.address),
+          owner: alice.address,
+          spender: bob.address,
+          value,
+          nonce,
+          deadline,
+        }),
+      )
 
     it('reports the metadata it was initialised with', async () => {
       expect(await token.read('name')).toBe('Sandbox Token')
@@ -203,12 +188,16 @@ describe('sandbox tokens', () => {
 
     it('accepts an EIP-2612 permit for any spender', async () => {
       const deadline = (await latestTimestamp()) + 3_600n
-      const signature = await alice.signTypedData({
-        domain: domainOf('Permit Only', permitOnly.address),
-        types: permitTypes,
-        primaryType: 'Permit',
-        message: { owner: alice.address, spender: bob.address, value: 7n, nonce: 0n, deadline },
-      })
+      const signature = await alice.signTypedData(
+        buildEip2612PermitTypedData({
+          domain: domainOf('Permit Only', permitOnly.address),
+          owner: alice.address,
+          spender: bob.address,
+          value: 7n,
+          nonce: 0n,
+          deadline,
+        }),
+      )
       await permitOnly.send(relayer, 'permit', [alice.address, bob.address, 7n, deadline, ...splitSignature(signature)])
       await permitOnly.send(bob.address, 'transferFrom', [alice.address, carol, 7n])
       expect(await permitOnly.read('balanceOf', [carol])).toBe(7n)
@@ -252,12 +241,14 @@ describe('sandbox tokens', () => {
 
   describe('DaiStyleToken', () => {
     const signDaiPermit = async (message: { nonce: bigint; expiry: bigint; allowed: boolean }, signer = alice) =>
-      signer.signTypedData({
-        domain: domainOf('Dai Stablecoin', dai.address),
-        types: daiPermitTypes,
-        primaryType: 'Permit',
-        message: { holder: alice.address, spender: bob.address, ...message },
-      })
+      signer.signTypedData(
+        buildDaiPermitTypedData({
+          domain: domainOf('Dai Stablecoin', dai.address),
+          holder: alice.address,
+          spender: bob.address,
+          ...message,
+        }),
+      )
     const permitArgs = (message: { nonce: bigint; expiry: bigint; allowed: boolean }, signature: Hex) => [
       alice.address,
       bob.address,
