@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { registerChainsCommand } from './chains.js'
+import { registerSandboxCommand } from './sandbox.js'
 import { registerStartCommand } from './start.js'
 
 const program = new Command()
@@ -9,5 +10,6 @@ const program = new Command()
 
 registerStartCommand(program)
 registerChainsCommand(program)
+registerSandboxCommand(program)
 
 await program.parseAsync(process.argv)

@@ -1,0 +1,79 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { SandboxVenue } from '../venue/sandbox-venue.js'
+import { ApiError, commonErrors } from './api-error.js'
+import type { SandboxDesk } from './desk.js'
+import type { FaultInjector, FaultRule } from './faults.js'
+
+export type CreateSandboxAppParameters = {
+  venue: SandboxVenue
+  desks: readonly SandboxDesk[]
+  faults: FaultInjector
+}
+
+/** The sandbox's HTTP server: JSON everywhere, errors as `{ error }`, faults injected before routing. */
+export function createSandboxApp({ venue, desks, faults }: CreateSandboxAppParameters): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 5 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
+  })
+  // Bigints must never leave as numbers: a stray one becomes a decimal string.
+  app.setReplySerializer((payload) => JSON.stringify(payload, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)))
+
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url
+    if (path.startsWith('/_sandbox/')) return
+    const rule = faults.match(request.method, path)
+    if (!rule) return
+    if (rule.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, rule.latencyMs))
+    if (rule.drop) {
+      request.raw.socket.destroy()
+      return reply.hijack()
+    }
+    if (rule.status !== undefined) return sendFault(reply, rule)
+  })
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof ApiError) return reply.status(error.status).send({ error: error.message, ...error.extra })
+    const statusCode = (error as { statusCode?: number }).statusCode
+    if (statusCode && statusCode >= 400 && statusCode < 500) {
+      return reply.status(statusCode).send({ error: `Bad request: ${(error as Error).message}` })
+    }
+    venue.logger.error({ err: error, method: request.method, url: request.url }, 'sandbox handler failed')
+    return reply.status(500).send({ error: 'Internal error' })
+  })
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .status(commonErrors.notFound.status)
+      .send({ error: `${commonErrors.notFound.message}: ${request.method} ${request.url.split('?')[0]}` }),
+  )
+
+  registerAdminRoutes(app, venue, faults)
+  for (const desk of desks) desk.register(app)
+  return app
+}
+
+function sendFault(reply: import('fastify').FastifyReply, rule: FaultRule) {
+  const status = rule.status ?? 500
+  if (status === 429 && rule.retryAfterSeconds !== undefined) reply.header('retry-after', String(rule.retryAfterSeconds))
+  if (rule.body === 'empty') return reply.status(status).type('application/json').send('')
+  if (rule.body === 'non-json') return reply.status(status).type('text/html').send('<html><body>upstream error</body></html>')
+  return reply.status(status).send({ error: status === 429 ? commonErrors.rateLimited.message : 'Internal error (injected)' })
+}
+
+/** `/_sandbox/...`: controls of the emulator itself, never part of the service's API. */
+function registerAdminRoutes(app: FastifyInstance, venue: SandboxVenue, faults: FaultInjector): void {
+  app.get('/_sandbox/faults', async () => ({ faults: faults.list() }))
+  app.post('/_sandbox/faults', async (request) => {
+    try {
+      return { id: faults.add(request.body as never) }
+    } catch (cause) {
+      throw new ApiError(commonErrors.validation, { message: `Validation failed: ${(cause as Error).message}` })
+    }
+  })
+  app.delete('/_sandbox/faults', async () => {
+    faults.clear()
+    return { cleared: true }
+  })
+  app.get('/_sandbox/time', async () => ({ now: Math.floor(venue.clock.now() / 1000), speed: venue.clock.speed }))
+}

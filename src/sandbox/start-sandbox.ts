@@ -1,0 +1,93 @@
+import type { Address, Hex } from 'viem'
+import { createLogger, type Logger } from '../log/logger.js'
+import { createScaledClock } from '../time/clock.js'
+import { developmentAccounts } from './chains/accounts.js'
+import { defaultChainIds, type LocalChains, startLocalChains } from './chains/harness.js'
+import { createDeltaDesk } from './delta/delta-desk.js'
+import { createMarketDesk } from './market/market-desk.js'
+import { createOtcDesk } from './otc/otc-desk.js'
+import { createSandboxApp } from './server/app.js'
+import type { SandboxDesk } from './server/desk.js'
+import { FaultInjector, type FaultRuleInput } from './server/faults.js'
+import { createResourcesDesk } from './server/resources-desk.js'
+import { syncChainTime } from './venue/chain-time.js'
+import { ChainVenue } from './venue/chain-venue.js'
+import { createRandom } from './venue/random.js'
+import { createSandboxVenue, type SandboxVenue } from './venue/sandbox-venue.js'
+
+export type StartSandboxOptions = {
+  /** HTTP port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number | undefined
+  /** Default: 1 and 8453. */
+  chainIds?: readonly number[] | undefined
+  /** Time compression: 60 runs one sandbox minute per real second. Default 1. */
+  speed?: number | undefined
+  /** Seed of every random choice (agents, bridge failures, faults). Default 1. */
+  seed?: number | undefined
+  /** Faults active from the start (more can be added at POST /_sandbox/faults). */
+  faults?: readonly FaultRuleInput[] | undefined
+  logger?: Logger | undefined
+}
+
+export type SandboxInfo = {
+  url: string
+  chains: { chainId: number; rpcUrl: string }[]
+  accounts: { address: Address; privateKey: Hex }[]
+  tokens: { chainId: number; symbol: string; address: Address; decimals: number }[]
+}
+
+export type RunningSandbox = SandboxInfo & {
+  venue: SandboxVenue
+  faults: FaultInjector
+  localChains: LocalChains
+  /** Stops the server, the desks' background work and the chains. Safe to call twice. */
+  stop: () => Promise<void>
+}
+
+/** Starts the whole emulated service: local chains, the desks and the HTTP server on loopback. */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const seed = options.seed ?? 1
+  const random = createRandom(seed)
+  const logger = options.logger ?? createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn' })
+  const localChains = await startLocalChains({ chainIds: options.chainIds ?? defaultChainIds })
+  const stops: (() => Promise<void> | void)[] = [() => localChains.stop()]
+  const stop = async () => {
+    for (const step of stops.splice(0).reverse()) await step()
+  }
+  try {
+    const chains = new Map(localChains.chains.map((chain) => [chain.chainId, new ChainVenue(chain)]))
+    await Promise.all([...chains.values()].map((chain) => chain.refresh()))
+    for (const chain of chains.values()) {
+      chain.watch()
+      stops.push(() => chain.stopWatching())
+    }
+    const clock = createScaledClock({ speed: options.speed ?? 1 })
+    stops.push(syncChainTime(chains.values(), clock))
+    const venue = createSandboxVenue({ chains, clock, random, seed, logger })
+    const faults = new FaultInjector(random)
+    for (const fault of options.faults ?? []) faults.add(fault)
+    const desks: SandboxDesk[] = [createResourcesDesk(venue), createMarketDesk(venue), createDeltaDesk(venue), createOtcDesk(venue)]
+    const app = createSandboxApp({ venue, desks, faults })
+    const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 })
+    stops.push(() => app.close())
+    for (const desk of desks) {
+      await desk.start?.()
+      if (desk.stop) stops.push(desk.stop)
+    }
+    return {
+      url: address,
+      chains: localChains.chains.map(({ chainId, rpcUrl }) => ({ chainId, rpcUrl })),
+      accounts: developmentAccounts.map(({ address, privateKey }) => ({ address, privateKey })),
+      tokens: localChains.chains.flatMap(({ chainId, fixture }) =>
+        fixture.tokens.map(({ symbol, address, decimals }) => ({ chainId, symbol, address, decimals })),
+      ),
+      venue,
+      faults,
+      localChains,
+      stop,
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
