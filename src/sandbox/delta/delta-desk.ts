@@ -1,7 +1,18 @@
 import type { SandboxDesk } from '../server/desk.js'
 import type { SandboxVenue } from '../venue/sandbox-venue.js'
+import { registerDeltaApi } from './api/register.js'
+import { createDeltaEngine } from './engine/engine.js'
+import { DeltaOrderStore } from './order-store.js'
 
-/** Delta V2 API, agents and bridge. */
-export function createDeltaDesk(_venue: SandboxVenue): SandboxDesk {
-  return { name: 'delta', register: () => {} }
+/** Delta V2: the API (prices, build, submit, cancel, reads) over one order store, and the engine that fills it. */
+export function createDeltaDesk(venue: SandboxVenue): SandboxDesk & { store: DeltaOrderStore } {
+  const store = new DeltaOrderStore()
+  const engine = createDeltaEngine({ venue, store })
+  return {
+    name: 'delta',
+    store,
+    register: (app) => registerDeltaApi(app, { venue, store }),
+    start: () => engine.start(),
+    stop: () => engine.stop(),
+  }
 }
