@@ -12,7 +12,9 @@ import { FaultInjector, type FaultRuleInput } from './server/faults.js'
 import { createResourcesDesk } from './server/resources-desk.js'
 import { syncChainTime } from './venue/chain-time.js'
 import { ChainVenue } from './venue/chain-venue.js'
+import { loadDefaultPricePaths } from './venue/price-path.js'
 import { createRandom } from './venue/random.js'
+import { createReferenceMarket } from './venue/reference-market.js'
 import { createSandboxVenue, type SandboxVenue } from './venue/sandbox-venue.js'
 
 export type StartSandboxOptions = {
@@ -24,6 +26,13 @@ export type StartSandboxOptions = {
   speed?: number | undefined
   /** Seed of every random choice (agents, bridge failures, faults). Default 1. */
   seed?: number | undefined
+  /**
+   * `replay` (default): real candle paths drive the pools through simulated arbitrage, so prices move like a market.
+   * `still`: pools move only when someone trades (tests that compare a quote with its execution).
+   */
+  market?: 'replay' | 'still' | undefined
+  /** Real milliseconds between arbitrage rounds in `replay`. Default 1000. */
+  arbitrageIntervalMs?: number | undefined
   /** Faults active from the start (more can be added at POST /_sandbox/faults). */
   faults?: readonly FaultRuleInput[] | undefined
   logger?: Logger | undefined
@@ -67,6 +76,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     const faults = new FaultInjector(random)
     for (const fault of options.faults ?? []) faults.add(fault)
     const desks: SandboxDesk[] = [createResourcesDesk(venue), createMarketDesk(venue), createDeltaDesk(venue), createOtcDesk(venue)]
+    if ((options.market ?? 'replay') === 'replay') {
+      desks.push(createReferenceMarket(venue, { paths: loadDefaultPricePaths(), intervalMs: options.arbitrageIntervalMs }))
+    }
     const app = createSandboxApp({ venue, desks, faults })
     const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 })
     stops.push(() => app.close())

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll } from 'vitest'
 import { type RunningSandbox, type StartSandboxOptions, startSandbox } from '../../src/sandbox/start-sandbox.js'
 
-/** Starts a sandbox (chains + HTTP server) for the surrounding describe block and stops it afterwards. */
+/**
+ * Starts a sandbox (chains + HTTP server) for the surrounding describe block and stops it afterwards.
+ * Pools stand still unless `market: 'replay'` is asked for, so a quote can be compared with its execution.
+ */
 export function useSandbox(options: StartSandboxOptions = {}): () => RunningSandbox {
   let sandbox: RunningSandbox | undefined
   beforeAll(async () => {
-    sandbox = await startSandbox(options)
+    sandbox = await startSandbox({ market: 'still', ...options })
   })
   afterAll(async () => {
     await sandbox?.stop()

@@ -79,7 +79,7 @@ describe('startLocalChains', () => {
       functionName: 'getReserves',
     })) as readonly [bigint, bigint]
     const price = Number(formatUnits(usdcReserve, 6)) / Number(formatUnits(wethReserve, 18))
-    expect(price).toBeCloseTo(1998.38, 1)
+    expect(price).toBeCloseTo(1958.54, 1)
     expect(Number(formatUnits(usdcReserve, 6))).toBeCloseTo(20_000_000, -1)
   })
 })

@@ -29,7 +29,7 @@ export type TokenSpec = {
 }
 
 // Seed prices: WETH and WBTC start at the first close of the real candle sets the sandbox replays
-// (ETH/USDT 15 m from 2026-02-18, BTC/USDT 1 m from 2023-03-01); stablecoins at par.
+// (ETH/USDT 5 m from 2026-02-22, BTC/USDT 1 m from 2023-03-01); stablecoins at par.
 export const tokenCatalogue: readonly TokenSpec[] = [
   {
     symbol: 'WETH',
@@ -37,7 +37,7 @@ export const tokenCatalogue: readonly TokenSpec[] = [
     decimals: 18,
     kind: 'wrappedNative',
     addresses: { 1: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', 8453: '0x4200000000000000000000000000000000000006' },
-    priceUsd: 1998.38,
+    priceUsd: 1958.54,
     grant: 100,
   },
   {
