@@ -19,7 +19,25 @@ export type FixtureCall = {
  * Sends a call from an unlocked or impersonated account with one eth_sendTransaction: anvil fills nonce and gas
  * and, with automine, mines it before answering, so calls from one sender run in order.
  */
-export async function sendFixtureCall(clients: LocalClients, call: FixtureCall): Promise<Hash> {
+export function sendFixtureCall(clients: LocalClients, call: FixtureCall): Promise<Hash> {
+  // Desks share sandbox actors (the operator mints for several of them): concurrent sends from one account would race
+  // for the same nonce, so each account's sends run one at a time.
+  const key = `${clients.chain.rpcUrls.default.http[0]}|${call.from.toLowerCase()}`
+  const result = (senderTails.get(key) ?? Promise.resolve()).then(() => sendNow(clients, call))
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  )
+  senderTails.set(key, tail)
+  void tail.then(() => {
+    if (senderTails.get(key) === tail) senderTails.delete(key)
+  })
+  return result
+}
+
+const senderTails = new Map<string, Promise<void>>()
+
+async function sendNow(clients: LocalClients, call: FixtureCall): Promise<Hash> {
   const data: Hex = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args ?? [] })
   const transaction: { from: Address; to: Address; data: Hex; value?: Hex } = { from: call.from, to: call.to, data }
   if (call.value !== undefined) transaction.value = `0x${call.value.toString(16)}`
