@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import {
+  addressParam,
+  amountParam,
+  basisPointsParam,
+  booleanParam,
+  integerParam,
+  listParam,
+  numberParam,
+  tokenParam,
+} from './market-query.js'
+
+/** Query of GET /prices (section 4.2) with its defaults; GET /swap and the unified quote reuse it. */
+export const pricesQuerySchema = z.object({
+  srcToken: tokenParam,
+  destToken: tokenParam,
+  srcDecimals: integerParam({ max: 255 }).optional(),
+  destDecimals: integerParam({ max: 255 }).optional(),
+  amount: amountParam(),
+  side: z.enum(['SELL', 'BUY'], { error: (issue) => `expected SELL or BUY, received ${JSON.stringify(issue.input)}` }).default('SELL'),
+  network: integerParam({ min: 1 }).default(1),
+  otherExchangePrices: booleanParam.default(false),
+  includeDEXS: listParam.optional(),
+  excludeDEXS: listParam.optional(),
+  /** The sandbox's Market routing has no RFQ liquidity, so this changes nothing. */
+  excludeRFQ: booleanParam.default(false),
+  includeContractMethods: listParam.optional(),
+  excludeContractMethods: listParam.optional(),
+  userAddress: addressParam.optional(),
+  /** Dash-separated tokens (addresses or symbols), at most 4. */
+  route: z.string().max(1000).optional(),
+  partner: z.string().min(1).max(100).default('anon'),
+  /** Percent. */
+  maxImpact: numberParam().default(15),
+  receiver: addressParam.optional(),
+  // Transfer taxes: validated; the sandbox tokens charge none, so they do not change the route.
+  srcTokenTransferFee: basisPointsParam.optional(),
+  destTokenTransferFee: basisPointsParam.optional(),
+  srcTokenDexTransferFee: basisPointsParam.optional(),
+  destTokenDexTransferFee: basisPointsParam.optional(),
+  version: z
+    .union([z.enum(['5', '6.2']), z.literal(5), z.literal(6.2)], {
+      error: (issue) => `expected 5 or 6.2, received ${JSON.stringify(issue.input)}`,
+    })
+    .transform((value) => String(value) as '5' | '6.2')
+    .default('5'),
+  /** Every sandbox contract method has the fee model, so this changes nothing. */
+  excludeContractMethodsWithoutFeeModel: booleanParam.default(false),
+  ignoreBadUsdPrice: booleanParam.default(false),
+})
+
+export type PricesQuery = z.infer<typeof pricesQuerySchema>
+/** What a caller passes: the wire form (strings) or typed values. */
+export type PricesQueryInput = z.input<typeof pricesQuerySchema>
