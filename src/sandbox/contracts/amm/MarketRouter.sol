@@ -62,8 +62,9 @@ contract MarketRouter {
         emit Swapped(msg.sender, srcToken, destToken, srcAmount, destAmount, beneficiary);
     }
 
-    /// @notice Buys at least `destAmount` (exactly, up to one unit of pool rounding per hop) for at most
-    ///         `maxSrcAmount`. With a native source, `msg.value` may exceed the need: the excess is refunded.
+    /// @notice Buys exactly `destAmount` for at most `maxSrcAmount`. Pools round each hop's input up, so the last hop
+    ///         can yield a few units more than `destAmount`: that surplus stays in the router, as an aggregator keeps
+    ///         positive slippage on buys. With a native source, `msg.value` may exceed the need: the excess is refunded.
     function swapExactAmountOut(
         address srcToken,
         address destToken,
@@ -85,14 +86,14 @@ contract MarketRouter {
         else require(msg.value == 0, "INVALID_MSG_VALUE");
         _pullInto(srcToken, srcAmount, pools[0]);
 
-        address recipient = destToken == NATIVE ? address(this) : beneficiary;
-        uint256 received = _swapAlong(path, pools, hopOutputs, recipient);
-        if (destToken == NATIVE) _sendNative(beneficiary, received);
+        _swapAlong(path, pools, hopOutputs, address(this));
+        if (destToken == NATIVE) _sendNative(beneficiary, destAmount);
+        else SafeTransfer.safeTransfer(destToken, beneficiary, destAmount);
         // The unused part of msg.value was never wrapped.
         if (srcToken == NATIVE && msg.value > srcAmount) {
             SafeTransfer.safeTransferNative(msg.sender, msg.value - srcAmount);
         }
-        emit Swapped(msg.sender, srcToken, destToken, srcAmount, received, beneficiary);
+        emit Swapped(msg.sender, srcToken, destToken, srcAmount, destAmount, beneficiary);
     }
 
     /// @notice Output of selling `srcAmount` of `srcToken` along `pools`.
