@@ -4,7 +4,6 @@ import { marketRouterAddress, nativeTokenPlaceholder } from '../../src/protocol/
 import { encodeDeltaPermit } from '../../src/protocol/delta-permit.js'
 import { buildEip2612PermitTypedData } from '../../src/protocol/token-permits.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
-import type { PriceRouteJson } from '../../src/sandbox/market/price-route.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import {
   approveToken,
