@@ -3,12 +3,17 @@ import { createLogger, type Logger } from '../log/logger.js'
 import { createScaledClock } from '../time/clock.js'
 import { developmentAccounts } from './chains/accounts.js'
 import { defaultChainIds, type LocalChains, startLocalChains } from './chains/harness.js'
+import { priceDelta } from './delta/api/price-delta.js'
 import { createDeltaDesk } from './delta/delta-desk.js'
+import type { DeltaEngine } from './delta/engine/engine.js'
+import type { DeltaOrderStore } from './delta/order-store.js'
+import { buildPriceRoute } from './market/build-price-route.js'
 import { createMarketDesk } from './market/market-desk.js'
 import { createOtcDesk } from './otc/otc-desk.js'
 import { createSandboxApp } from './server/app.js'
 import type { SandboxDesk } from './server/desk.js'
 import { FaultInjector, type FaultRuleInput } from './server/faults.js'
+import { createQuoteDesk } from './server/quote-desk.js'
 import { createResourcesDesk } from './server/resources-desk.js'
 import { syncChainTime } from './venue/chain-time.js'
 import { ChainVenue } from './venue/chain-venue.js'
@@ -49,6 +54,8 @@ export type RunningSandbox = SandboxInfo & {
   venue: SandboxVenue
   faults: FaultInjector
   localChains: LocalChains
+  /** The Delta order book and its engine (tests add orders and read agents through it). */
+  delta: { store: DeltaOrderStore; engine: DeltaEngine }
   /** Stops the server, the desks' background work and the chains. Safe to call twice. */
   stop: () => Promise<void>
 }
@@ -75,7 +82,12 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     const venue = createSandboxVenue({ chains, clock, random, seed, logger })
     const faults = new FaultInjector(random)
     for (const fault of options.faults ?? []) faults.add(fault)
-    const desks: SandboxDesk[] = [createResourcesDesk(venue), createMarketDesk(venue), createDeltaDesk(venue), createOtcDesk(venue)]
+    const deltaDesk = createDeltaDesk(venue)
+    const quoteDesk = createQuoteDesk({
+      priceDelta: (query) => priceDelta({ venue, store: deltaDesk.store }, query),
+      priceMarket: (query) => buildPriceRoute(venue, query),
+    })
+    const desks: SandboxDesk[] = [createResourcesDesk(venue), createMarketDesk(venue), deltaDesk, createOtcDesk(venue), quoteDesk]
     if ((options.market ?? 'replay') === 'replay') {
       desks.push(createReferenceMarket(venue, { paths: loadDefaultPricePaths(), intervalMs: options.arbitrageIntervalMs }))
     }
@@ -96,6 +108,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       venue,
       faults,
       localChains,
+      delta: { store: deltaDesk.store, engine: deltaDesk.engine },
       stop,
     }
   } catch (error) {
