@@ -1,8 +1,29 @@
 // Benchmarks: `npm run bench` prints one line per figure; `--json` prints the raw results.
+// `npm run bench -- chains sandbox-start` runs only the named ones.
 import { benchChainsUp } from './bench/chains.js'
+import { benchSandboxDeltaSubmit } from './bench/sandbox-delta-submit.js'
+import { benchSandboxPrices } from './bench/sandbox-prices.js'
 import { benchSandboxStart } from './bench/sandbox-start.js'
-import { formatBench } from './bench/summary.js'
+import { type BenchResult, formatBench } from './bench/summary.js'
 
-const results = [await benchChainsUp(), await benchSandboxStart()]
+const benches: Record<string, () => Promise<BenchResult>> = {
+  chains: () => benchChainsUp(),
+  'sandbox-start': () => benchSandboxStart(),
+  'sandbox-prices': () => benchSandboxPrices(),
+  'sandbox-delta-submit': () => benchSandboxDeltaSubmit(),
+}
+
+const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))
+const unknown = asked.filter((name) => !(name in benches))
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`)
+  process.exit(2)
+}
+const results: BenchResult[] = []
+for (const [name, run] of Object.entries(benches)) {
+  if (asked.length > 0 && !asked.includes(name)) continue
+  const result = await run()
+  results.push(result)
+  if (!process.argv.includes('--json')) console.log(formatBench(result))
+}
 if (process.argv.includes('--json')) console.log(JSON.stringify(results, null, 2))
-else for (const result of results) console.log(formatBench(result))
