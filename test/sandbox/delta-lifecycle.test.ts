@@ -241,3 +241,28 @@ describe('Delta lifecycle through the API', () => {
     await request(sandbox().url, 'POST', '/_sandbox/bridge', { failures: 'random' })
   })
 })
+
+describe('Delta cancel during an auction, through the API', () => {
+  // Real-time clock: the 2-second auction window is long enough to cancel inside it.
+  const sandbox = useSandbox({ chainIds: [1], speed: 1 })
+
+  it('queues a cancel that arrives while the auction runs; the fill that wins the auction stands', async () => {
+    const wallet = deltaWallet(sandbox(), 1, 1)
+    const usdc = deltaToken(sandbox(), 1, 'USDC').address
+    await approveDelta(wallet, usdc)
+    const placed = await mustPlaceDeltaOrder(sandbox(), {
+      wallet,
+      quote: { chainId: 1, src: 'USDC', dest: 'WETH', amount: parseUnits('1000', 6) },
+      submit: withAgents,
+    })
+    // Wait for the engine to open the auction (the API does not expose it), then cancel through the API.
+    while (!sandbox().delta.store.get(placed.id)?.auctionInFlight) await new Promise((resolve) => setTimeout(resolve, 10))
+    const built = await request(sandbox().url, 'POST', '/v2/delta/orders/build/cancellation', { orderIds: [placed.id] })
+    const signature = await signToSign(wallet, (built.json as { toSign: ToSign }).toSign)
+    const cancelled = await request(sandbox().url, 'POST', '/v2/delta/orders/cancel', { orderIds: [placed.id], signature })
+    expect(cancelled.json).toEqual({ cancelled: [placed.id] })
+    expect((await readOrder(sandbox(), placed.id)).status).toBe('PENDING')
+    const done = await waitForStatus(sandbox(), placed.id, 'COMPLETED')
+    expect(done.transactions).toHaveLength(1)
+  })
+})
