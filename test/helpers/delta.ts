@@ -1,36 +1,19 @@
-import { type Address, createWalletClient, erc20Abi, type Hex, http, maxUint256, publicActions } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Address, erc20Abi, type Hex, maxUint256 } from 'viem'
 import { expect } from 'vitest'
-import { deltaAddress, nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
+import { deltaAddress } from '../../src/protocol/addresses.js'
 import { toCompactSignature } from '../../src/protocol/signature.js'
-import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
-import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
-import { type HttpAnswer, request } from './sandbox.js'
+import { type HttpAnswer, request, sandboxToken, sandboxWallet } from './sandbox.js'
 
 // Delta API flows as a user runs them: quote, build, sign with a development key, submit, cancel.
 
 /** A development account's wallet on one sandbox chain, with read actions. */
-export function deltaWallet(sandbox: RunningSandbox, chainId: number, index: number) {
-  const rpcUrl = sandbox.chains.find((chain) => chain.chainId === chainId)?.rpcUrl
-  const key = developmentAccounts[index]?.privateKey
-  if (!rpcUrl || !key) throw new Error(`no chain ${chainId} or no development account ${index}`)
-  return createWalletClient({
-    account: privateKeyToAccount(key),
-    chain: defineLocalChain(chainId, rpcUrl),
-    transport: http(rpcUrl),
-  }).extend(publicActions)
-}
+export const deltaWallet = sandboxWallet
 
 export type DeltaWallet = ReturnType<typeof deltaWallet>
 
 /** A sandbox token by symbol; ETH is the native placeholder. */
-export function deltaToken(sandbox: RunningSandbox, chainId: number, symbol: string): { address: Address; decimals: number } {
-  if (symbol === 'ETH') return { address: nativeTokenPlaceholder, decimals: 18 }
-  const token = sandbox.tokens.find((candidate) => candidate.chainId === chainId && candidate.symbol === symbol)
-  if (!token) throw new Error(`no ${symbol} on chain ${chainId}`)
-  return { address: token.address, decimals: token.decimals }
-}
+export const deltaToken = sandboxToken
 
 /** Sets the wallet's allowance of `token` to the Delta contract (default unlimited). */
 export async function approveDelta(wallet: DeltaWallet, token: Address, amount: bigint = maxUint256): Promise<void> {

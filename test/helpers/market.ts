@@ -1,34 +1,18 @@
-import { type Address, createWalletClient, erc20Abi, type Hex, http, publicActions, type TransactionReceipt } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Address, erc20Abi, type Hex, type TransactionReceipt } from 'viem'
 import { expect } from 'vitest'
 import { nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
-import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
-import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
 import { type PriceRouteJson, priceRouteSchema } from '../../src/sandbox/market/price-route.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
-import { type HttpAnswer, request } from './sandbox.js'
+import { type HttpAnswer, request, sandboxToken, sandboxWallet } from './sandbox.js'
 
 /** A development account's wallet on one sandbox chain, with read actions. */
-export function marketWallet(sandbox: RunningSandbox, chainId: number, index: number) {
-  const rpcUrl = sandbox.chains.find((chain) => chain.chainId === chainId)?.rpcUrl
-  const key = developmentAccounts[index]?.privateKey
-  if (!rpcUrl || !key) throw new Error(`no chain ${chainId} or no development account ${index}`)
-  return createWalletClient({
-    account: privateKeyToAccount(key),
-    chain: defineLocalChain(chainId, rpcUrl),
-    transport: http(rpcUrl),
-  }).extend(publicActions)
-}
+export const marketWallet = sandboxWallet
 
 export type MarketWallet = ReturnType<typeof marketWallet>
 
 /** A token by symbol (ETH = the native placeholder); an address is returned as it is. */
 export function tokenAddress(sandbox: RunningSandbox, chainId: number, symbol: string): Address {
-  if (symbol.startsWith('0x')) return symbol as Address
-  if (symbol === 'ETH') return nativeTokenPlaceholder
-  const token = sandbox.tokens.find((candidate) => candidate.chainId === chainId && candidate.symbol === symbol)
-  if (!token) throw new Error(`no ${symbol} on chain ${chainId}`)
-  return token.address
+  return symbol.startsWith('0x') ? (symbol as Address) : sandboxToken(sandbox, chainId, symbol).address
 }
 
 /** Makes the sandbox's cached pool reserves current, so a quote sees the trades mined just before. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type Address, createWalletClient, erc20Abi, type Hex, http, maxUint256, publicActions } from 'viem'
+import { type Address, erc20Abi, type Hex, maxUint256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { deltaAddress, zeroAddress } from '../../src/protocol/addresses.js'
 import {
@@ -17,30 +17,19 @@ import {
 } from '../../src/protocol/delta-order.js'
 import { toCompactSignature } from '../../src/protocol/signature.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
-import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { DeltaOrderStatus, OnChainOrderType, SignedStruct, StoredDeltaOrder } from '../../src/sandbox/delta/order-store.js'
 import { findBestRoute } from '../../src/sandbox/market/route-finder.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
+import { sandboxToken, sandboxWallet } from '../helpers/sandbox.js'
 
 // Orders as the Delta API would store them, signed with development account keys, for the engine tests.
 
 /** A development account's wallet on one sandbox chain, with read actions. */
-export function ownerWallet(sandbox: RunningSandbox, chainId: number, index: number) {
-  const rpcUrl = sandbox.chains.find((chain) => chain.chainId === chainId)?.rpcUrl
-  const key = developmentAccounts[index]?.privateKey
-  if (!rpcUrl || !key) throw new Error(`no chain ${chainId} or no development account ${index}`)
-  return createWalletClient({
-    account: privateKeyToAccount(key),
-    chain: defineLocalChain(chainId, rpcUrl),
-    transport: http(rpcUrl),
-  }).extend(publicActions)
-}
+export const ownerWallet = sandboxWallet
 
 export function token(sandbox: RunningSandbox, chainId: number, symbol: string): Address {
-  const found = sandbox.tokens.find((candidate) => candidate.chainId === chainId && candidate.symbol === symbol)
-  if (!found) throw new Error(`no ${symbol} on chain ${chainId}`)
-  return found.address
+  return sandboxToken(sandbox, chainId, symbol).address
 }
 
 /** Sets the owner's allowance of `tokenAddress` to the Delta contract (default: unlimited). */
