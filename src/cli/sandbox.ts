@@ -12,23 +12,36 @@ export function registerSandboxCommand(program: Command): void {
     .option('--speed <x>', 'time compression (60 = one sandbox minute per second)', parsePositive('--speed'), 1)
     .option('--seed <s>', 'seed of every random choice', parseInteger('--seed', 0, 2 ** 32 - 1), 1)
     .option('--json', 'print exactly one JSON line (url, chains, accounts, tokens) once ready')
-    .action(async (options: { port: number; chains: number[]; speed: number; seed: number; json?: boolean }) => {
-      const sandbox = await startSandbox({ port: options.port, chainIds: options.chains, speed: options.speed, seed: options.seed })
-      const info: SandboxInfo = { url: sandbox.url, chains: sandbox.chains, accounts: sandbox.accounts, tokens: sandbox.tokens }
-      process.stdout.write(options.json ? `${JSON.stringify(info)}\n` : formatSandbox(info, options.speed))
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve())
-        process.once('SIGTERM', () => resolve())
-      })
-      await sandbox.stop()
-      if (!options.json) process.stdout.write('sandbox stopped\n')
+    .action(async (options: SandboxCommandOptions) => {
+      await runSandboxUntilSignal(options)
     })
+}
+
+export type SandboxCommandOptions = { port: number; chains: readonly number[]; speed: number; seed: number; json?: boolean }
+
+/** Starts the sandbox, prints where it is (one JSON line with --json), and stops it on SIGINT / SIGTERM. */
+export async function runSandboxUntilSignal(options: SandboxCommandOptions): Promise<void> {
+  const sandbox = await startSandbox({ port: options.port, chainIds: options.chains, speed: options.speed, seed: options.seed })
+  const info: SandboxInfo = { url: sandbox.url, chains: sandbox.chains, accounts: sandbox.accounts, tokens: sandbox.tokens }
+  process.stdout.write(options.json ? `${JSON.stringify(info)}\n` : formatSandbox(info, options.speed))
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
+  })
+  await sandbox.stop()
+  if (!options.json) process.stdout.write('sandbox stopped\n')
 }
 
 function formatSandbox(info: SandboxInfo, speed: number): string {
   const lines = [`sandbox listening on ${info.url}${speed === 1 ? '' : ` (time x${speed})`}`]
   for (const chain of info.chains) lines.push(`  chain ${chain.chainId}: ${chain.rpcUrl}`)
-  lines.push(`  contracts: ${info.url}/resources/contracts.json`, '', 'Ctrl-C stops it.', '')
+  lines.push(
+    `  contracts: ${info.url}/resources/contracts.json`,
+    '',
+    'funded development accounts (anvil well-known keys, never use them on a real chain):',
+  )
+  for (const account of info.accounts.slice(0, 3)) lines.push(`  ${account.address}  ${account.privateKey}`)
+  lines.push(`  … and ${info.accounts.length - 3} more`, '', 'Ctrl-C stops it.', '')
   return lines.join('\n')
 }
 

@@ -1,13 +1,13 @@
 import type { Command } from 'commander'
 import { defaultChainIds } from '../sandbox/chains/harness.js'
-import { runChainsUntilSignal } from './chains.js'
+import { runSandboxUntilSignal } from './sandbox.js'
 
 export function registerStartCommand(program: Command): void {
   program
     .command('start')
-    .description('run deltaflow on the embedded sandbox (for now: the local chains with the service contracts)')
-    .option('--json', 'print one JSON line describing the chains once they are ready')
+    .description('run deltaflow on the embedded sandbox (for now: the sandbox itself, its market moving, until Ctrl-C)')
+    .option('--json', 'print one JSON line (url, chains, accounts, tokens) once ready')
     .action(async (options: { json?: boolean }) => {
-      await runChainsUntilSignal({ chainIds: defaultChainIds, json: options.json === true })
+      await runSandboxUntilSignal({ port: 0, chains: defaultChainIds, speed: 1, seed: 1, json: options.json === true })
     })
 }

@@ -109,10 +109,13 @@ describe('sandbox market replay', () => {
   })
 })
 
-describe('deltaflow sandbox', () => {
-  it('prints exactly one JSON line (url, chains, accounts, tokens) and stops everything on SIGTERM', async () => {
+describe('deltaflow sandbox and deltaflow start (npm start)', () => {
+  it.each([
+    ['sandbox', '--json', '--chains', '1,8453', '--port', '0'],
+    ['start', '--json'],
+  ])('deltaflow %s prints exactly one JSON line (url, chains, accounts, tokens) and stops everything on SIGTERM', async (...args) => {
     const root = fileURLToPath(new URL('../..', import.meta.url))
-    const child = spawn(process.execPath, ['bin/deltaflow.js', 'sandbox', '--json', '--chains', '1,8453', '--port', '0'], {
+    const child = spawn(process.execPath, ['bin/deltaflow.js', ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
     })
