@@ -62,8 +62,11 @@ describe('POST /v2/delta/orders and the order reads', () => {
       expect(order.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     })
 
-    it('accepts the 64-byte compact signature', async () => {
-      const { answer } = await placeDeltaOrder(sandbox(), { wallet: wallet(), quote: sellUsdc, form: 64 })
+    it('accepts the 64-byte compact signature, also from an owner it has never seen', async () => {
+      // Development account 8 signs nothing else in this file, so the sandbox recovers its key from this signature.
+      const stranger = deltaWallet(sandbox(), 1, 8)
+      await approveDelta(stranger, usdc())
+      const { answer } = await placeDeltaOrder(sandbox(), { wallet: stranger, quote: sellUsdc, form: 64 })
       expect(answer.status, answer.text).toBe(200)
     })
 

@@ -1,6 +1,6 @@
 import { invert } from '@noble/curves/abstract/modular'
 import { secp256k1 } from '@noble/curves/secp256k1'
-import { type Address, encodeFunctionData, type Hex, hexToBigInt, isAddressEqual, recoverPublicKey, size, slice } from 'viem'
+import { type Address, encodeFunctionData, type Hex, hexToBigInt, isAddressEqual, numberToHex, recoverPublicKey, size, slice } from 'viem'
 import { publicKeyToAddress } from 'viem/accounts'
 import { toCompactSignature } from '../../../protocol/signature.js'
 import type { ChainVenue } from '../../venue/chain-venue.js'
@@ -32,7 +32,7 @@ export type VerifySignatureParameters = {
  */
 export async function verifySignature({ chain, signer, digest, signature }: VerifySignatureParameters): Promise<Hex | undefined> {
   const parts = splitSignature(signature)
-  if (parts && parts.s <= halfOrder && (await signedByKey(signer, digest, signature, parts))) return toCompactSignature(signature)
+  if (parts && parts.s <= halfOrder && (await signedByKey(signer, digest, parts))) return toCompactSignature(signature)
   return (await acceptedByContract(chain, signer, digest, signature)) ? signature : undefined
 }
 
@@ -54,7 +54,7 @@ function splitSignature(signature: Hex): SignatureParts | undefined {
   return undefined
 }
 
-async function signedByKey(signer: Address, digest: Hex, signature: Hex, parts: SignatureParts): Promise<boolean> {
+async function signedByKey(signer: Address, digest: Hex, parts: SignatureParts): Promise<boolean> {
   if (parts.r === 0n || parts.r >= curveOrder || parts.s === 0n) return false
   const key = signer.toLowerCase()
   const known = knownKeys.get(key)
@@ -65,7 +65,11 @@ async function signedByKey(signer: Address, digest: Hex, signature: Hex, parts: 
   }
   let publicKey: Hex
   try {
-    publicKey = await recoverPublicKey({ hash: digest, signature })
+    // viem recovers from the 65-byte form only: rebuild it from the parts (a 64-byte ERC-2098 input included).
+    publicKey = await recoverPublicKey({
+      hash: digest,
+      signature: { r: numberToHex(parts.r, { size: 32 }), s: numberToHex(parts.s, { size: 32 }), yParity: parts.yParity },
+    })
   } catch {
     return false
   }
