@@ -1,0 +1,116 @@
+import {
+  type Account,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  fallback,
+  http,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
+import * as knownChains from 'viem/chains'
+import { z } from 'zod'
+import { BaseError } from '../errors/base.js'
+
+export const chainClientsConfigSchema = z.object({
+  chains: z
+    .array(
+      z.object({
+        chainId: z.number().int().positive(),
+        /** Tried in order; the next one takes over when one fails. */
+        rpcUrls: z.array(z.url({ protocol: /^https?$/ })).min(1),
+      }),
+    )
+    .min(1),
+  /** How often to poll for blocks and receipts. Default: viem's choice for the chain. */
+  pollingIntervalMs: z.number().int().positive().optional(),
+  /** Per-request timeout. Default 10 s. */
+  timeoutMs: z.number().int().positive().optional(),
+})
+
+export type ChainClientsConfig = z.input<typeof chainClientsConfigSchema>
+
+export type ChainClients = {
+  chainId: number
+  chain: Chain
+  publicClient: PublicClient<Transport, Chain>
+  /** Present when an account was given. */
+  walletClient: WalletClient<Transport, Chain, Account> | undefined
+}
+
+export type CreateChainClientsParameters = ChainClientsConfig & {
+  /** The account that signs and sends on every chain. */
+  account?: Account | undefined
+}
+
+/**
+ * A public client (and a wallet client for `account`) per configured chain, each over a fallback transport across
+ * the chain's RPC URLs. Known chain ids keep viem's chain metadata (native currency, formatters); the RPC URLs are
+ * always the configured ones. RPC URLs may embed credentials: they are never logged or put into errors here.
+ */
+export function createChainClients(parameters: CreateChainClientsParameters): ReadonlyMap<number, ChainClients> {
+  const { account, ...rest } = parameters
+  const config = chainClientsConfigSchema.parse(rest)
+  const clients = new Map<number, ChainClients>()
+  for (const { chainId, rpcUrls } of config.chains) {
+    if (clients.has(chainId)) throw new ChainConfigurationError(`chain ${chainId} is configured twice`)
+    const chain = defineChainFor(chainId, rpcUrls)
+    const timeout = config.timeoutMs ?? 10_000
+    const transports = rpcUrls.map((url) => http(url, { timeout, retryCount: 1 }))
+    const transport = transports.length === 1 && transports[0] ? transports[0] : fallback(transports, { retryCount: 1 })
+    const pollingInterval = config.pollingIntervalMs === undefined ? {} : { pollingInterval: config.pollingIntervalMs }
+    clients.set(chainId, {
+      chainId,
+      chain,
+      publicClient: createPublicClient({ chain, transport, ...pollingInterval }),
+      walletClient: account ? createWalletClient({ account, chain, transport, ...pollingInterval }) : undefined,
+    })
+  }
+  return clients
+}
+
+/** The clients of one chain; a chain missing from the configuration is a ChainConfigurationError. */
+export function requireChainClients(clients: ReadonlyMap<number, ChainClients>, chainId: number): ChainClients {
+  const found = clients.get(chainId)
+  if (!found) {
+    throw new ChainConfigurationError(`chain ${chainId} has no RPC configured`, {
+      configured: [...clients.keys()].join(', ') || 'none',
+    })
+  }
+  return found
+}
+
+function defineChainFor(chainId: number, rpcUrls: string[]): Chain {
+  const known = Object.values<unknown>(knownChains).find(
+    (candidate) => isChain(candidate) && candidate.id === chainId && !candidate.testnet,
+  )
+  const rpc = { default: { http: rpcUrls } }
+  if (isChain(known)) return { ...known, rpcUrls: rpc }
+  return defineChain({
+    id: chainId,
+    name: `chain ${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: rpc,
+  })
+}
+
+function isChain(value: unknown): value is Chain {
+  return typeof value === 'object' && value !== null && 'id' in value && 'rpcUrls' in value
+}
+
+/**
+ * The chain configuration cannot serve a request (a chain without RPC URLs, a chain listed twice). Fatal for the
+ * unit of work: the user fixes the configuration.
+ */
+export class ChainConfigurationError extends BaseError {
+  override name = 'ChainConfigurationError' as const
+  constructor(shortMessage: string, details: Record<string, unknown> = {}) {
+    super(`Chain configuration: ${shortMessage}`, {
+      details,
+      hint: 'Add the chain with its rpcUrls to the configuration (chains: [{ chainId, rpcUrls }]).',
+      errorClass: 'fatal',
+    })
+  }
+}
