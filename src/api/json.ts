@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import { issueMessage } from './wire.js'
+
+/** A JSON value exactly as the service sent it (the output of JSON.parse). */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | JsonObject
+export type JsonObject = { readonly [key: string]: JsonValue }
+
+export function isJsonValue(value: unknown): value is JsonValue {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
+  if (typeof value === 'number') return Number.isFinite(value)
+  if (Array.isArray(value)) return value.every(isJsonValue)
+  return isJsonObject(value)
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return false
+  return Object.values(value).every(isJsonValue)
+}
+
+/** A JSON object kept as it is (no copy, no key reordering): for payloads that go back to the service verbatim. */
+export const jsonObjectSchema = z.custom<JsonObject>(isJsonObject, { error: 'expected a JSON object' })
+
+/** Freezes a JSON value in place, so a payload that must go back unmodified cannot be edited by accident. */
+export function freezeJson<T extends JsonValue>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) freezeJson(inner)
+    Object.freeze(value)
+  }
+  return value
+}
+
+/**
+ * Parses a JSON object with `schema` for the typed view and keeps the object itself, frozen, as `raw`: the bytes the
+ * service must receive back (route integrity checks reject re-encoded numbers, reordered keys and dropped fields).
+ * Issues of `schema` keep their paths and messages.
+ */
+export function withRaw<S extends z.ZodType<object>>(schema: S) {
+  return z.unknown().transform((value, context): z.output<S> & { readonly raw: JsonObject } => {
+    const parsed = schema.safeParse(value, { reportInput: true })
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues)
+        context.addIssue({ code: 'custom', message: issueMessage(issue), path: issue.path, input: issue.input })
+      return z.NEVER
+    }
+    if (!isJsonObject(value)) {
+      context.addIssue({ code: 'custom', message: 'expected a JSON object', input: value })
+      return z.NEVER
+    }
+    return { ...parsed.data, raw: freezeJson(value) }
+  })
+}

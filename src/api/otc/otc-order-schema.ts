@@ -1,0 +1,45 @@
+import { z } from 'zod'
+import { addressSchema, amountSchema, chainIdSchema, hashSchema, hexSchema, integerSchema } from '../wire.js'
+
+export const otcOrderStates = ['DRAFT', 'PENDING', 'FULFILLED', 'CANCELLED', 'SUSPENDED', 'EXPIRED'] as const
+
+export type OtcOrderState = (typeof otcOrderStates)[number]
+
+/** The stored OTC order (section 2.6), as POST /ft/p2p/{chainId}/ and GET /ft/order/{orderHash} return it. */
+export const otcOrderSchema = z.object({
+  /** EIP-712 hash, the order's id. */
+  orderHash: hashSchema,
+  chainId: chainIdSchema,
+  /** Intended taker in the low 160 bits, nonce in the upper 96 (protocol facts). */
+  nonceAndMeta: amountSchema,
+  /** Unix seconds; 0 never expires. */
+  expiry: integerSchema,
+  maker: addressSchema,
+  taker: addressSchema,
+  makerAsset: addressSchema,
+  takerAsset: addressSchema,
+  makerAmount: amountSchema,
+  takerAmount: amountSchema,
+  signature: hexSchema,
+  permitMakerAsset: hexSchema.nullable(),
+  state: z.enum(otcOrderStates),
+  /** P2P: a named taker; LIMIT: an open RFQ order. */
+  type: z.enum(['P2P', 'LIMIT']),
+  takerFromMeta: addressSchema,
+  /** Min of the maker's balance, allowance, and balance backing this order. */
+  makerBalance: amountSchema,
+  /** Remaining unfilled makerAmount. */
+  fillableBalance: amountSchema,
+  /** Amount reserved by this order (section 2.6; absent from the recorded real objects). */
+  reservedBalance: amountSchema.optional(),
+  /** Amount fillable right now. */
+  swappableBalance: amountSchema,
+  /** Fill or cancellation transaction, once settled on-chain. */
+  transactionHash: hashSchema.nullable(),
+  /** Unix seconds. */
+  createdAt: integerSchema,
+  /** Unix seconds. */
+  updatedAt: integerSchema,
+})
+
+export type OtcOrder = z.output<typeof otcOrderSchema>

@@ -1,0 +1,223 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import pRetry, { AbortError } from 'p-retry'
+import pThrottle from 'p-throttle'
+import { z } from 'zod'
+import { BaseError } from '../errors/base.js'
+import type { Logger } from '../log/logger.js'
+import type { Clock } from '../time/clock.js'
+import { toApiRequestError } from './error-rules.js'
+import {
+  ApiAbortedError,
+  ApiNetworkError,
+  ApiResponseError,
+  ApiServerError,
+  ApiTimeoutError,
+  RateLimitedError,
+  type ServiceAnswer,
+} from './errors.js'
+import { type QueryValues, toQueryString } from './query-string.js'
+import { backoffDelay, parseRetryAfter, type RetryPolicy } from './retry-timing.js'
+
+/** One call of an endpoint, as the endpoint functions describe it. */
+export type ApiRequest = {
+  method: 'GET' | 'POST'
+  /** The endpoint as the API document names it ("GET /v2/delta/orders/{orderId}"): errors and logs carry it. */
+  endpoint: string
+  /** The path with its parameters filled in (encoded). */
+  path: string
+  query?: QueryValues | undefined
+  /** JSON-serialisable body (amounts already decimal strings). */
+  body?: unknown
+  signal?: AbortSignal | undefined
+  /** Overrides the client's timeout for this call, per attempt. */
+  timeoutMs?: number | undefined
+}
+
+/** Options every endpoint function accepts besides its parameters. */
+export type RequestOptions = {
+  /** Aborts the call (and its retries); the call then throws ApiAbortedError. */
+  signal?: AbortSignal | undefined
+  /** Per-attempt timeout of this call, ms (default: the client's). */
+  timeoutMs?: number | undefined
+}
+
+export type RateLimitPolicy = {
+  /** Requests per second to one host, retries included. */
+  requestsPerSecond: number
+}
+
+export type TransportSettings = {
+  /** Without a trailing slash. */
+  baseUrl: string
+  /** Sent with every request (the API key among them): never logged, never put into errors. */
+  headers: Readonly<Record<string, string>>
+  fetch: typeof globalThis.fetch
+  timeoutMs: number
+  retry: RetryPolicy
+  rateLimit: RateLimitPolicy | undefined
+  clock: Clock
+  logger: Logger | undefined
+  /** Jitter source of the backoff. */
+  random: () => number
+}
+
+/** A 2xx answer, parsed as JSON. */
+export type JsonAnswer = { status: number; json: unknown }
+
+/**
+ * Sends requests the way the service wants to be called: per host rate limit (p-throttle), a timeout per attempt,
+ * retries with jittered exponential backoff (p-retry) on 429, 5xx, dropped connections and timeouts, waiting what a
+ * Retry-After header asks, and the status checked before the body is parsed (429 and 5xx bodies may be empty or HTML).
+ * POSTs are retried too: builds are pure, a submission is keyed by its signed order (the sandbox answers the stored
+ * order again), and callers treat "already cancelled / already stored" as done.
+ */
+export function createTransport(settings: TransportSettings): (request: ApiRequest) => Promise<JsonAnswer> {
+  const limiters = new Map<string, (task: () => Promise<JsonAnswer>) => Promise<JsonAnswer>>()
+  const limiterFor = (host: string) => {
+    const { rateLimit } = settings
+    if (!rateLimit) return (task: () => Promise<JsonAnswer>) => task()
+    let limiter = limiters.get(host)
+    if (!limiter) {
+      limiter = pThrottle({ ...throttleWindow(rateLimit.requestsPerSecond), strict: true })((task: () => Promise<JsonAnswer>) => task())
+      limiters.set(host, limiter)
+    }
+    return limiter
+  }
+
+  return async (request) => {
+    const url = `${settings.baseUrl}${request.path}${toQueryString(request.query)}`
+    const body = request.body === undefined ? null : JSON.stringify(request.body)
+    const { signal } = request
+    const aborted = () => new ApiAbortedError({ endpoint: request.endpoint, path: request.path, cause: signal?.reason })
+    if (signal?.aborted) throw aborted()
+    const limited = limiterFor(new URL(url).host)
+    try {
+      return await pRetry(
+        async () => {
+          try {
+            return await limited(() => attempt(settings, request, url, body))
+          } catch (error) {
+            if (isRetryable(error) && !signal?.aborted) throw error
+            throw new AbortError(error instanceof Error ? error : new Error(String(error)))
+          }
+        },
+        {
+          retries: settings.retry.retries,
+          // p-retry only loops; the delay (backoff or Retry-After) is awaited in onFailedAttempt.
+          minTimeout: 0,
+          maxTimeout: 0,
+          ...(signal ? { signal } : {}),
+          onFailedAttempt: async (error) => {
+            // Thrown here, the last error is the one reported (p-retry would report the most frequent one).
+            if (error.retriesLeft <= 0) throw error
+            const retryAfterMs = retryAfterOf(error)
+            if (retryAfterMs !== undefined && retryAfterMs > settings.retry.maxDelayMs) throw error
+            const delayMs = retryAfterMs ?? backoffDelay(error.attemptNumber, settings.retry, settings.random)
+            settings.logger?.warn(
+              {
+                endpoint: request.endpoint,
+                path: request.path,
+                attempt: error.attemptNumber,
+                delayMs,
+                error: error.message.split('\n')[0],
+              },
+              'API request failed; retrying',
+            )
+            await sleep(delayMs, undefined, signal ? { signal } : {})
+          },
+        },
+      )
+    } catch (error) {
+      if (signal?.aborted) throw aborted()
+      throw error
+    }
+  }
+}
+
+async function attempt(settings: TransportSettings, request: ApiRequest, url: string, body: string | null): Promise<JsonAnswer> {
+  const timeoutMs = request.timeoutMs ?? settings.timeoutMs
+  const timeout = AbortSignal.timeout(timeoutMs)
+  const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
+  const started = settings.clock.now()
+  let response: Response
+  let text: string
+  try {
+    response = await settings.fetch(url, {
+      method: request.method,
+      headers: request.body === undefined ? settings.headers : { ...settings.headers, 'content-type': 'application/json' },
+      body,
+      signal,
+    })
+    text = await response.text()
+  } catch (cause) {
+    const where = { endpoint: request.endpoint, path: request.path }
+    if (request.signal?.aborted) throw new ApiAbortedError({ ...where, cause: request.signal.reason })
+    if (timeout.aborted) throw new ApiTimeoutError({ ...where, timeoutMs })
+    throw new ApiNetworkError({ ...where, cause })
+  }
+  settings.logger?.debug(
+    { endpoint: request.endpoint, path: request.path, status: response.status, ms: settings.clock.now() - started },
+    'API request',
+  )
+  if (!response.ok) throw toApiRequestError(serviceAnswer(settings, request, response, text))
+  return { status: response.status, json: parseJsonBody(request.endpoint, response.status, text) }
+}
+
+function parseJsonBody(endpoint: string, status: number, text: string): unknown {
+  if (text.trim() === '') throw new ApiResponseError({ endpoint, status, problems: ['answer: expected a JSON body, received nothing'] })
+  try {
+    return JSON.parse(text)
+  } catch (cause) {
+    throw new ApiResponseError({ endpoint, status, problems: [`answer: expected JSON, received ${excerpt(text)}`], cause })
+  }
+}
+
+/** Error bodies: `{ error }` as the service sends them, `{ errorType, details }` as its OpenAPI documents show them. */
+const errorBodySchema = z.looseObject({ error: z.string().optional(), errorType: z.string().optional(), message: z.string().optional() })
+
+function serviceAnswer(settings: TransportSettings, request: ApiRequest, response: Response, text: string): ServiceAnswer {
+  const body = errorBodySchema.safeParse(parseQuietly(text))
+  const fields = body.success ? body.data : undefined
+  const messageKey = fields?.error !== undefined ? 'error' : fields?.errorType !== undefined ? 'errorType' : 'message'
+  const extra: Record<string, string | number | boolean | null> = {}
+  for (const [key, value] of Object.entries(fields ?? {})) {
+    if (key === messageKey) continue
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') extra[key] = value
+  }
+  if (!fields && text.trim() !== '') extra.body = excerpt(text)
+  return {
+    endpoint: request.endpoint,
+    path: request.path,
+    status: response.status,
+    message: fields?.error ?? fields?.errorType ?? fields?.message,
+    extra,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), settings.clock.now()),
+  }
+}
+
+function parseQuietly(text: string): unknown {
+  try {
+    return text.trim() === '' ? undefined : JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return JSON.stringify(flat.length > 120 ? `${flat.slice(0, 117)}...` : flat)
+}
+
+function isRetryable(error: unknown): boolean {
+  return error instanceof BaseError && error.errorClass === 'retryable'
+}
+
+function retryAfterOf(error: unknown): number | undefined {
+  return error instanceof RateLimitedError || error instanceof ApiServerError ? error.retryAfterMs : undefined
+}
+
+/** p-throttle wants whole calls per interval: 10/s → 10 per 1000 ms, 0.5/s → 1 per 2000 ms, 2.5/s → 2 per 800 ms. */
+function throttleWindow(requestsPerSecond: number): { limit: number; interval: number } {
+  const limit = Math.max(1, Math.floor(requestsPerSecond))
+  return { limit, interval: (limit * 1000) / requestsPerSecond }
+}
