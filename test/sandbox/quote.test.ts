@@ -70,6 +70,7 @@ describe('GET /v2/quote', () => {
     expect(body.delta).toBeUndefined()
     expect(body.market).toBeDefined()
     expect(body.fallbackReason?.details).toMatch(/Unsupported chain/)
+    expect(body.fallbackReason?.errorType).toBe('UnsupportedChain')
   })
 
   it('prices a crosschain quote with Delta, and refuses it in mode=MARKET', async () => {

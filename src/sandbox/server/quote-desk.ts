@@ -57,7 +57,7 @@ export function createQuoteDesk(sources: QuoteSources): SandboxDesk {
         if (delta.status === 'rejected') {
           if (market.status === 'rejected') throw delta.reason
           const reason = delta.reason as Error
-          return { market: market.value, fallbackReason: { errorType: reason.name, details: reason.message } }
+          return { market: market.value, fallbackReason: { errorType: errorTypeOf(reason), details: reason.message } }
         }
         if (market.status === 'rejected') return { delta: delta.value }
         return deltaIsBetter(delta.value, market.value, query.side) ? { delta: delta.value } : { market: market.value }
@@ -75,4 +75,12 @@ function deltaIsBetter(delta: DeltaPrice, market: MarketRoute, side: 'SELL' | 'B
   }
   const marketCost = Number(market.srcAmount) * (1 + gasShare(market.srcUSD))
   return Number(delta.route.origin.input.amount) <= marketCost
+}
+
+/** An error code in the OpenAPI's style (`UnsupportedChain`) from the documented message that opens the error text. */
+function errorTypeOf(error: Error): string {
+  if (!(error instanceof ApiError)) return 'InternalError'
+  const documented = error.message.split(/[:(]/)[0] ?? ''
+  const words = documented.match(/[A-Za-z0-9]+/g) ?? []
+  return words.map((word) => (word === word.toUpperCase() ? word : word[0]?.toUpperCase() + word.slice(1))).join('') || 'Error'
 }
