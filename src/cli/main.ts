@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { registerChainsCommand } from './chains.js'
+import { registerQuoteCommand } from './quote.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerStartCommand } from './start.js'
 
@@ -11,5 +12,6 @@ const program = new Command()
 registerStartCommand(program)
 registerChainsCommand(program)
 registerSandboxCommand(program)
+registerQuoteCommand(program)
 
 await program.parseAsync(process.argv)

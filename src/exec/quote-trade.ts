@@ -1,0 +1,90 @@
+import type { Address } from 'viem'
+import type { ApiClient } from '../api/client.js'
+import type { DeltaPrice } from '../api/delta/delta-price-schema.js'
+import { getDeltaPrices } from '../api/delta/get-delta-prices.js'
+import { getQuote } from '../api/get-quote.js'
+import { getMarketPrices } from '../api/market/get-market-prices.js'
+import type { MarketPriceRoute } from '../api/market/price-route-schema.js'
+
+export type TradeRequest = {
+  chainId: number
+  destChainId: number
+  srcToken: { address: Address; decimals: number }
+  destToken: { address: Address; decimals: number }
+  /** Raw units of the fixed side. */
+  amount: bigint
+  side: 'SELL' | 'BUY'
+  mode: 'delta' | 'market' | 'all'
+  userAddress: Address
+}
+
+export type TradeQuotes = {
+  delta: { price: DeltaPrice } | { error: Error } | undefined
+  market: { route: MarketPriceRoute } | { error: Error } | undefined
+  /** The mode the trade would use: the requested one, or the service's choice for `all`. */
+  chosen: 'delta' | 'market' | undefined
+}
+
+/** Prices a trade in each mode asked for (a failure is kept, not thrown) and names the mode that would execute it. */
+export async function quoteTrade(api: ApiClient, trade: TradeRequest): Promise<TradeQuotes> {
+  const crosschain = trade.destChainId !== trade.chainId
+  const wantDelta = trade.mode !== 'market'
+  const wantMarket = trade.mode !== 'delta' && !crosschain
+  const settle = <T>(promise: Promise<T>) =>
+    promise.then(
+      (value) => value,
+      (error: Error) => ({ error }),
+    )
+  const [delta, market] = await Promise.all([
+    wantDelta
+      ? settle(
+          getDeltaPrices(api, {
+            chainId: trade.chainId,
+            srcToken: trade.srcToken.address,
+            destToken: trade.destToken.address,
+            amount: trade.amount,
+            srcDecimals: trade.srcToken.decimals,
+            destDecimals: trade.destToken.decimals,
+            side: trade.side,
+            userAddress: trade.userAddress,
+            ...(crosschain ? { destChainId: trade.destChainId } : {}),
+          }).then((price) => ({ price })),
+        )
+      : undefined,
+    wantMarket
+      ? settle(
+          getMarketPrices(api, {
+            srcToken: trade.srcToken.address,
+            destToken: trade.destToken.address,
+            srcDecimals: trade.srcToken.decimals,
+            destDecimals: trade.destToken.decimals,
+            amount: trade.amount,
+            side: trade.side,
+            network: trade.chainId,
+            userAddress: trade.userAddress,
+          }).then((route) => ({ route })),
+        )
+      : undefined,
+  ])
+  let chosen: TradeQuotes['chosen']
+  if (trade.mode === 'delta') chosen = delta && 'price' in delta ? 'delta' : undefined
+  else if (trade.mode === 'market') chosen = market && 'route' in market ? 'market' : undefined
+  else {
+    const unified = await settle(
+      getQuote(api, {
+        mode: 'ALL',
+        chainId: trade.chainId,
+        srcToken: trade.srcToken.address,
+        destToken: trade.destToken.address,
+        amount: trade.amount,
+        srcDecimals: trade.srcToken.decimals,
+        destDecimals: trade.destToken.decimals,
+        side: trade.side,
+        userAddress: trade.userAddress,
+        ...(crosschain ? { destChainId: trade.destChainId } : {}),
+      }),
+    )
+    chosen = 'mode' in unified ? unified.mode : undefined
+  }
+  return { delta, market, chosen }
+}
