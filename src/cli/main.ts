@@ -3,6 +3,7 @@ import { registerChainsCommand } from './chains.js'
 import { registerQuoteCommand } from './quote.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerStartCommand } from './start.js'
+import { registerSwapCommand } from './swap.js'
 
 const program = new Command()
   .name('deltaflow')
@@ -13,5 +14,6 @@ registerStartCommand(program)
 registerChainsCommand(program)
 registerSandboxCommand(program)
 registerQuoteCommand(program)
+registerSwapCommand(program)
 
 await program.parseAsync(process.argv)
