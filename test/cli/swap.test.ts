@@ -1,0 +1,120 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { createPublicClient, erc20Abi, http, parseEther, parseUnits } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const run = promisify(execFile)
+
+/** `deltaflow <args>` as a user runs it; resolves with its exit code and output (never rejects). */
+async function deltaflow(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/deltaflow.js', ...args], {
+      cwd: root,
+      env: { ...process.env, DELTAFLOW_PRIVATE_KEY: '', ...env },
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
+  let sandbox: ChildProcess
+  let info: SandboxInfo
+  beforeAll(async () => {
+    sandbox = spawn(process.execPath, ['bin/deltaflow.js', 'sandbox', '--json', '--chains', '1'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const line = await new Promise<string>((resolve) =>
+      createInterface({ input: sandbox.stdout as NonNullable<typeof sandbox.stdout> }).once('line', resolve),
+    )
+    info = JSON.parse(line) as SandboxInfo
+  })
+  afterAll(async () => {
+    const exited = new Promise((resolve) => sandbox.once('exit', resolve))
+    sandbox.kill('SIGTERM')
+    await exited
+  })
+
+  const venue = () => ['--venue', info.url, '--rpc', `1=${info.chains[0]?.rpcUrl}`, '--chain', '1']
+  const key = (index: number) => ({ DELTAFLOW_PRIVATE_KEY: developmentAccounts[index]?.privateKey ?? '' })
+  const client = () => createPublicClient({ transport: http(info.chains[0]?.rpcUrl) })
+  const token = (symbol: string) => info.tokens.find((candidate) => candidate.chainId === 1 && candidate.symbol === symbol)?.address ?? '0x'
+  const balanceOf = (symbol: string, index: number) =>
+    client().readContract({
+      address: token(symbol),
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [developmentAccounts[index]?.address ?? '0x'],
+    })
+
+  it('quotes both modes and names the one it would use', async () => {
+    const { code, stdout } = await deltaflow(['quote', ...venue(), '--sell', 'WETH', '--buy', 'USDC', '--amount', '1.5', '--json'], key(1))
+    expect(code).toBe(0)
+    const quote = JSON.parse(stdout) as { delta: { srcAmount: string }; market: { srcAmount: string }; chosen: string }
+    expect(quote.delta.srcAmount).toBe('1.5')
+    expect(quote.market.srcAmount).toBe('1.5')
+    expect(['delta', 'market']).toContain(quote.chosen)
+  })
+
+  it('swaps through Market: approves the router, broadcasts, and reports what moved on-chain', async () => {
+    const before = { usdc: await balanceOf('USDC', 2), weth: await balanceOf('WETH', 2) }
+    const { code, stdout, stderr } = await deltaflow(
+      ['swap', ...venue(), '--sell', 'USDC', '--buy', 'WETH', '--amount', '250', '--mode', 'market', '--json'],
+      key(2),
+    )
+    expect(code, stderr).toBe(0)
+    const result = JSON.parse(stdout) as { mode: string; approvals: string[]; spent: { raw: string }; received: { raw: string } }
+    expect(result.mode).toBe('market')
+    expect(result.approvals).toHaveLength(1)
+    expect(before.usdc - (await balanceOf('USDC', 2))).toBe(parseUnits('250', 6))
+    expect(BigInt(result.spent.raw)).toBe(parseUnits('250', 6))
+    expect((await balanceOf('WETH', 2)) - before.weth).toBe(BigInt(result.received.raw))
+  })
+
+  it('swaps through Delta and waits for the agents to fill the order', async () => {
+    const before = { dai: await balanceOf('DAI', 3), usdc: await balanceOf('USDC', 3) }
+    const { code, stdout, stderr } = await deltaflow(
+      ['swap', ...venue(), '--sell', 'DAI', '--buy', 'USDC', '--amount', '500', '--mode', 'delta', '--wait', '--json'],
+      key(3),
+    )
+    expect(code, stderr).toBe(0)
+    const result = JSON.parse(stdout) as { mode: string; status: string; spent: { raw: string }; received: { raw: string } }
+    expect(result).toMatchObject({ mode: 'delta', status: 'COMPLETED' })
+    expect(before.dai - (await balanceOf('DAI', 3))).toBe(parseEther('500'))
+    expect((await balanceOf('USDC', 3)) - before.usdc).toBe(BigInt(result.received.raw))
+  })
+
+  it('sells native ETH through Market without any approval', async () => {
+    const { code, stdout, stderr } = await deltaflow(
+      ['swap', ...venue(), '--sell', 'ETH', '--buy', 'USDC', '--amount', '0.2', '--mode', 'market', '--json'],
+      key(4),
+    )
+    expect(code, stderr).toBe(0)
+    const result = JSON.parse(stdout) as { approvals: string[]; spent: { raw: string } }
+    expect(result.approvals).toEqual([])
+    expect(BigInt(result.spent.raw)).toBe(parseEther('0.2'))
+  })
+
+  it('fails with the typed error, exit code 1 and no key material in its output', async () => {
+    const secret = developmentAccounts[5]?.privateKey ?? ''
+    const unknown = await deltaflow(['swap', ...venue(), '--sell', 'NOPE', '--buy', 'USDC', '--amount', '1', '--json'], key(5))
+    expect(unknown.code).toBe(1)
+    const { error } = JSON.parse(unknown.stdout) as { error: { name: string; message: string; hint: string } }
+    expect(error.name).toBe('UnknownTokenError')
+    expect(error.message).toMatch(/--sell NOPE: no such token on chain 1/)
+    const tooPrecise = await deltaflow(['quote', ...venue(), '--sell', 'USDC', '--buy', 'WETH', '--amount', '1.0000001'], key(5))
+    expect(tooPrecise.code).toBe(1)
+    expect(tooPrecise.stderr).toMatch(/USDC has 6 decimals, the amount has 7/)
+    for (const output of [unknown.stdout, unknown.stderr, tooPrecise.stdout, tooPrecise.stderr]) {
+      expect(output).not.toContain(secret.slice(2))
+    }
+  })
+})
