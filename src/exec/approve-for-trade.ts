@@ -1,6 +1,6 @@
 import type { Address, Hex, LocalAccount } from 'viem'
 import { applyApprovalPlan } from '../chain/apply-approval-plan.js'
-import { planApproval } from '../chain/approval-plan.js'
+import { type PermitPreference, planApproval } from '../chain/approval-plan.js'
 import type { ChainClients } from '../chain/chain-clients.js'
 import { detectTokenCapabilities } from '../chain/detect-token-capabilities.js'
 import { readAllowances } from '../chain/read-allowances.js'
@@ -16,11 +16,13 @@ export type ApproveForTradeParameters<M extends 'delta' | 'market'> = {
   required: bigint
   /** Unix seconds until which permits are valid (the order's deadline for Delta). */
   deadline: bigint
+  /** Default `onchain`: an approve transaction where the token allows one; `permit` / `permit2` sign instead. */
+  permitPreference?: PermitPreference | undefined
 }
 
 /**
- * Detects the token, reads the allowances, plans (exact amounts, on-chain approval preferred, a permit where the token
- * cannot be approved) and applies the plan. Returns the permit that travels with the trade and the approvals sent.
+ * Detects the token, reads the allowances, plans (exact amounts; on-chain approval preferred unless told otherwise,
+ * a permit where the token cannot be approved) and applies the plan. Returns the permit that travels with the trade and the approvals sent.
  */
 export async function approveForTrade<M extends 'delta' | 'market'>(
   parameters: ApproveForTradeParameters<M>,
@@ -37,7 +39,7 @@ export async function approveForTrade<M extends 'delta' | 'market'>(
     ...allowances,
     policy: 'exact',
     settlesOverTime: false,
-    permitPreference: 'onchain',
+    permitPreference: parameters.permitPreference ?? 'onchain',
   })
   const applied = await applyApprovalPlan({
     plan,

@@ -4,6 +4,7 @@ import { type DeltaOrder, isFinalDeltaStatus } from '../api/delta/delta-order-sc
 import type { DeltaPrice } from '../api/delta/delta-price-schema.js'
 import { getDeltaOrder } from '../api/delta/get-delta-order.js'
 import { submitDeltaOrder } from '../api/delta/submit-delta-order.js'
+import type { PermitPreference } from '../chain/approval-plan.js'
 import { requireChainClients } from '../chain/chain-clients.js'
 import { signDeltaOrder } from '../chain/sign-delta-order.js'
 import { resolveSpender } from '../chain/spender.js'
@@ -20,6 +21,8 @@ export type DeltaSwapResult = {
   orderHash: Hex
   status: DeltaOrder['status']
   approvals: Hex[]
+  /** The `permit` bytes the order carries (0x when the allowance is an on-chain approval). */
+  permit: Hex
   /** Source spent and destination received so far, from the order's transactions[] (raw units). */
   spent: bigint
   received: bigint
@@ -38,6 +41,8 @@ export type SwapWithDeltaParameters = {
   validForSeconds: number
   /** Poll until the order is final, at most this long (ms); undefined returns right after submission. */
   waitMs: number | undefined
+  /** How the Delta contract gets its allowance: approve (default), EIP-2612 / DAI permit, or Permit2. */
+  permitPreference?: PermitPreference | undefined
 }
 
 /** Approves (or permits) the Delta contract, builds, signs (64-byte) and submits the order; optionally waits for it. */
@@ -73,6 +78,7 @@ export async function swapWithDelta(session: Session, parameters: SwapWithDeltaP
     token: trade.srcToken.address,
     required,
     deadline: BigInt(deadline),
+    permitPreference: parameters.permitPreference,
   })
   if (permit !== undefined && permit !== '0x') built = await build(permit)
   const signed = await signDeltaOrder(session.account, { toSign: built.toSign, delta: spender, orderHash: built.orderHash })
@@ -90,6 +96,7 @@ export async function swapWithDelta(session: Session, parameters: SwapWithDeltaP
     orderHash: order.orderHash,
     status: order.status,
     approvals,
+    permit: permit ?? '0x',
     spent: order.transactions.reduce((sum, fill) => sum + (fill.spentAmount ?? 0n), 0n),
     received: order.transactions.reduce((sum, fill) => sum + (fill.receivedAmount ?? 0n), 0n),
     transactions: order.transactions.map(({ originTx, destinationTx }) => ({ originTx, destinationTx })),

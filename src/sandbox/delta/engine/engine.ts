@@ -7,6 +7,7 @@ import { registerBridgeControlRoute } from './bridge-control-route.js'
 import { bridgeAccount } from './bridge-route.js'
 import { advanceBridgeTransfer } from './bridge-transfer.js'
 import { confirmCancel } from './cancellation.js'
+import { deadlinePassed } from './deadline.js'
 import { type BridgeFailureMode, createRuntimes, type EngineContext, hasBridgeTransfers, moveOrder } from './engine-context.js'
 import { settlementRetryMs } from './execute-fill.js'
 import { evaluateLimitOrder, isLimitEvaluationDue, settleLimitFill } from './limit-fills.js'
@@ -81,7 +82,7 @@ export function createDeltaEngine({ venue, store }: { venue: SandboxVenue; store
     const runtime = context.runtime(order)
     if (runtime.busy) return
     if (order.status === 'CANCELLING') return confirmCancel(context, order)
-    if (expirable.has(order.status) && now > order.expiresAt) {
+    if (expirable.has(order.status) && deadlinePassed(now, order)) {
       if (!hasBridgeTransfers(context, order)) moveOrder(context, order, 'EXPIRED', 'deadline passed')
       return
     }

@@ -2,6 +2,7 @@ import { auctionWindowSeconds } from '../agents.js'
 import type { StoredDeltaOrder } from '../order-store.js'
 import { drawBiddingRound, eligibleAgents } from './agent-bids.js'
 import { applyQueuedCancel } from './cancellation.js'
+import { deadlinePassed } from './deadline.js'
 import { type EngineContext, sourceChainOf } from './engine-context.js'
 import { executeFill } from './execute-fill.js'
 import { filledOfOrder, standardFillLimit } from './order-terms.js'
@@ -24,7 +25,7 @@ export async function runMarketAuction(context: EngineContext, order: StoredDelt
   context.store.touch(order, context.now())
   try {
     await context.sleep(auctionWindowSeconds * 1000)
-    if (context.stopped() || order.status !== 'PENDING' || context.now() > order.expiresAt) return
+    if (context.stopped() || order.status !== 'PENDING' || deadlinePassed(context.now(), order)) return
     const { terms } = runtime
     const fillAmount = terms.total - filledOfOrder(order, terms)
     const round = drawBiddingRound(eligibleAgents(order), context.venue.random)

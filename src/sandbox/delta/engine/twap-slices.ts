@@ -2,6 +2,7 @@ import { getContractArtifact } from '../../contracts/compile.js'
 import type { StoredDeltaOrder } from '../order-store.js'
 import { drawBiddingRound, eligibleAgents } from './agent-bids.js'
 import { applyQueuedCancel } from './cancellation.js'
+import { deadlinePassed } from './deadline.js'
 import { type EngineContext, moveOrder, sourceChainOf } from './engine-context.js'
 import { executeFill } from './execute-fill.js'
 import { twapSlice } from './order-terms.js'
@@ -42,7 +43,7 @@ export async function runTwapSlice(context: EngineContext, order: StoredDeltaOrd
       runtime.nextAttemptAt = nextSliceAt
       return
     }
-    if (context.stopped() || context.now() > order.expiresAt) return
+    if (context.stopped() || deadlinePassed(context.now(), order)) return
     const slice = twapSlice(order, slicesFilled)
     const round = drawBiddingRound(eligibleAgents(order), context.venue.random)
     const plan = planFill(context, order, runtime.terms, slice.fillAmount, slice.limit, round)
