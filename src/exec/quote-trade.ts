@@ -36,21 +36,7 @@ export async function quoteTrade(api: ApiClient, trade: TradeRequest): Promise<T
       (error: Error) => ({ error }),
     )
   const [delta, market] = await Promise.all([
-    wantDelta
-      ? settle(
-          getDeltaPrices(api, {
-            chainId: trade.chainId,
-            srcToken: trade.srcToken.address,
-            destToken: trade.destToken.address,
-            amount: trade.amount,
-            srcDecimals: trade.srcToken.decimals,
-            destDecimals: trade.destToken.decimals,
-            side: trade.side,
-            userAddress: trade.userAddress,
-            ...(crosschain ? { destChainId: trade.destChainId } : {}),
-          }).then((price) => ({ price })),
-        )
-      : undefined,
+    wantDelta ? settle(getDeltaPrices(api, deltaQuery(trade)).then((price) => ({ price }))) : undefined,
     wantMarket
       ? settle(
           getMarketPrices(api, {
@@ -70,21 +56,23 @@ export async function quoteTrade(api: ApiClient, trade: TradeRequest): Promise<T
   if (trade.mode === 'delta') chosen = delta && 'price' in delta ? 'delta' : undefined
   else if (trade.mode === 'market') chosen = market && 'route' in market ? 'market' : undefined
   else {
-    const unified = await settle(
-      getQuote(api, {
-        mode: 'ALL',
-        chainId: trade.chainId,
-        srcToken: trade.srcToken.address,
-        destToken: trade.destToken.address,
-        amount: trade.amount,
-        srcDecimals: trade.srcToken.decimals,
-        destDecimals: trade.destToken.decimals,
-        side: trade.side,
-        userAddress: trade.userAddress,
-        ...(crosschain ? { destChainId: trade.destChainId } : {}),
-      }),
-    )
+    const unified = await settle(getQuote(api, { mode: 'ALL', ...deltaQuery(trade) }))
     chosen = 'mode' in unified ? unified.mode : undefined
   }
   return { delta, market, chosen }
+}
+
+/** The query Delta prices and the unified quote share. */
+function deltaQuery(trade: TradeRequest) {
+  return {
+    chainId: trade.chainId,
+    srcToken: trade.srcToken.address,
+    destToken: trade.destToken.address,
+    amount: trade.amount,
+    srcDecimals: trade.srcToken.decimals,
+    destDecimals: trade.destToken.decimals,
+    side: trade.side,
+    userAddress: trade.userAddress,
+    ...(trade.destChainId === trade.chainId ? {} : { destChainId: trade.destChainId }),
+  }
 }

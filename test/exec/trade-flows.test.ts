@@ -94,6 +94,25 @@ function balanceOf(session: Session, chainId: number, token: Address): Promise<b
 }
 
 // Waits are measured on the sandbox clock (30× real time): ten sandbox minutes.
+/** Approves the Delta contract for `required` of `token` from the session's account; returns the spender and a deadline. */
+async function approveDeltaFor(sandbox: RunningSandbox, session: Session, token: Address, required: bigint, permitPreference?: 'permit') {
+  const chain = requireChainClients(session.chains, 1)
+  const queue = createTransactionQueue({ client: chain.publicClient, account: session.account })
+  const spender = resolveSpender({ contracts: session.contracts, chainId: 1, mode: 'delta' })
+  const deadline = Math.floor(sandbox.venue.clock.now() / 1000) + 3_600
+  const { permit } = await approveForTrade({
+    chain,
+    account: session.account,
+    queue,
+    spender,
+    token,
+    required,
+    deadline: BigInt(deadline),
+    permitPreference,
+  })
+  return { spender, deadline, permit }
+}
+
 const waitMs = 600_000
 
 describe('trading client flows on the sandbox', () => {
@@ -194,40 +213,19 @@ describe('trading client flows on the sandbox', () => {
     const session = await sessionFor(sandbox(), 6)
     const request = trade(sandbox(), session, 'USDC', 'WETH', parseUnits('100', 6))
     const quoted = await price(session, request)
-    const chain = requireChainClients(session.chains, 1)
-    const queue = createTransactionQueue({ client: chain.publicClient, account: session.account })
-    const spender = resolveSpender({ contracts: session.contracts, chainId: 1, mode: 'delta' })
-    const deadline = Math.floor(sandbox().venue.clock.now() / 1000) + 3_600
+    const withPermit = await approveDeltaFor(sandbox(), session, request.srcToken.address, request.amount, 'permit')
     const limit = {
       route: quoted.route,
       side: quoted.side,
       owner: session.account.address,
-      deadline,
+      deadline: withPermit.deadline,
       type: 'LIMIT' as const,
       partiallyFillable: true,
     }
-    const signedPermit = await approveForTrade({
-      chain,
-      account: session.account,
-      queue,
-      spender,
-      token: request.srcToken.address,
-      required: request.amount,
-      deadline: BigInt(deadline),
-      permitPreference: 'permit',
-    })
-    await expect(buildDeltaOrder(session.api, { ...limit, permit: signedPermit.permit as Hex })).rejects.toMatchObject({
+    await expect(buildDeltaOrder(session.api, { ...limit, permit: withPermit.permit as Hex })).rejects.toMatchObject({
       name: 'PermitNotAllowedError',
     })
-    await approveForTrade({
-      chain,
-      account: session.account,
-      queue,
-      spender,
-      token: request.srcToken.address,
-      required: request.amount,
-      deadline: BigInt(deadline),
-    })
+    const { spender } = await approveDeltaFor(sandbox(), session, request.srcToken.address, request.amount)
     const built = await buildDeltaOrder(session.api, limit)
     const signed = await signDeltaOrder(session.account, { toSign: built.toSign, delta: spender, orderHash: built.orderHash })
     const order = await submitDeltaOrder(session.api, {
@@ -246,19 +244,7 @@ describe('trading client flows on the sandbox', () => {
     const total = parseUnits('900', 6)
     const request = trade(sandbox(), session, 'USDC', 'WETH', total / 3n)
     const quoted = await price(session, request)
-    const chain = requireChainClients(session.chains, 1)
-    const queue = createTransactionQueue({ client: chain.publicClient, account: session.account })
-    const spender = resolveSpender({ contracts: session.contracts, chainId: 1, mode: 'delta' })
-    const deadline = Math.floor(sandbox().venue.clock.now() / 1000) + 3_600
-    await approveForTrade({
-      chain,
-      account: session.account,
-      queue,
-      spender,
-      token: request.srcToken.address,
-      required: total,
-      deadline: BigInt(deadline),
-    })
+    const { spender, deadline } = await approveDeltaFor(sandbox(), session, request.srcToken.address, total)
     const built = await buildDeltaOrder(session.api, {
       route: quoted.route,
       side: quoted.side,
@@ -278,19 +264,7 @@ describe('trading client flows on the sandbox', () => {
   it('cancels 100 orders with one signed cancellation', async () => {
     const session = await sessionFor(sandbox(), 8)
     const request = trade(sandbox(), session, 'DAI', 'USDC', parseEther('1'))
-    const chain = requireChainClients(session.chains, 1)
-    const queue = createTransactionQueue({ client: chain.publicClient, account: session.account })
-    const spender = resolveSpender({ contracts: session.contracts, chainId: 1, mode: 'delta' })
-    const deadline = Math.floor(sandbox().venue.clock.now() / 1000) + 3_600
-    await approveForTrade({
-      chain,
-      account: session.account,
-      queue,
-      spender,
-      token: request.srcToken.address,
-      required: parseEther('100'),
-      deadline: BigInt(deadline),
-    })
+    const { spender, deadline } = await approveDeltaFor(sandbox(), session, request.srcToken.address, parseEther('100'))
     const quoted = await price(session, request)
     const ids: string[] = []
     for (let index = 0; index < 100; index++) {
