@@ -1,31 +1,31 @@
-import type { Address } from 'viem'
 import { z } from 'zod'
-import type { ApiClient, RequestOptions } from './client.js'
+import type { ApiClient } from './client.js'
 import { type DeltaPrice, deltaPriceSchema } from './delta/delta-price-schema.js'
+import type { GetDeltaPricesParameters } from './delta/get-delta-prices.js'
 import { type MarketPriceRoute, marketPriceRouteSchema } from './market/price-route-schema.js'
-import type { Side } from './wire.js'
 
 export type QuoteMode = 'DELTA' | 'MARKET' | 'ALL'
 
-export type GetQuoteParameters = RequestOptions & {
+/** The parameters of a Delta price that /v2/quote also takes, plus the mode. */
+export type GetQuoteParameters = Pick<
+  GetDeltaPricesParameters,
+  | 'signal'
+  | 'timeoutMs'
+  | 'chainId'
+  | 'srcToken'
+  | 'destToken'
+  | 'amount'
+  | 'srcDecimals'
+  | 'destDecimals'
+  | 'side'
+  | 'destChainId'
+  | 'userAddress'
+  | 'beneficiary'
+  | 'partner'
+  | 'partnerFeeBps'
+> & {
   /** DELTA: a Delta price only; MARKET: a Market route only; ALL (the service's default): the better one. */
   mode?: QuoteMode | undefined
-  /** Source chain. */
-  chainId: number
-  srcToken: Address
-  destToken: Address
-  /** Raw units: the source amount of a SELL, the destination amount of a BUY. */
-  amount: bigint
-  srcDecimals: number
-  destDecimals: number
-  side?: Side | undefined
-  /** Omit for same-chain (a crosschain quote is always Delta). */
-  destChainId?: number | undefined
-  userAddress?: Address | undefined
-  beneficiary?: Address | undefined
-  /** Default: the client's partner. */
-  partner?: string | undefined
-  partnerFeeBps?: number | undefined
 }
 
 const fallbackReasonSchema = z.object({ errorType: z.string().optional(), details: z.string().optional() })
