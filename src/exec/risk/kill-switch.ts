@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs'
+
+/** Where a signal comes from: the process, or an emitter standing in for it. */
+export type SignalSource = {
+  on: (signal: NodeJS.Signals, listener: () => void) => unknown
+  off: (signal: NodeJS.Signals, listener: () => void) => unknown
+}
+
+export type CreateKillSwitchParameters = {
+  /** Tripped while this file exists (checked on each isTripped(), no polling). */
+  file?: string | undefined
+  /** Trips the switch when received, e.g. SIGUSR2; it stays tripped until reset(). */
+  signal?: NodeJS.Signals | undefined
+  /** Whether the executor should cancel every open order once tripped (default false: only stop new intents). */
+  cancelOpenOrders?: boolean | undefined
+  /** Defaults to the process. */
+  signalSource?: SignalSource | undefined
+}
+
+export type KillSwitch = {
+  isTripped: () => boolean
+  /** Why it is tripped; undefined while it is not. */
+  readonly reason: string | undefined
+  readonly cancelOpenOrders: boolean
+  /** Trips it by hand (stays tripped until reset()). */
+  trip: (reason: string) => void
+  /** Clears a trip by signal or by hand; a kill-switch file still trips it while it exists. */
+  reset: () => void
+  /** Stops listening for the signal. */
+  dispose: () => void
+}
+
+/**
+ * The operator's emergency stop: create the file (`touch <file>`) or send the signal (`kill -USR2 <pid>`) and the
+ * executor accepts no new intent (checkRiskLimits refuses them); with cancelOpenOrders it also cancels open orders.
+ */
+export function createKillSwitch({
+  file,
+  signal,
+  cancelOpenOrders = false,
+  signalSource = process,
+}: CreateKillSwitchParameters = {}): KillSwitch {
+  let latched: string | undefined
+  const onSignal = () => {
+    latched ??= `received ${signal}`
+  }
+  if (signal !== undefined) signalSource.on(signal, onSignal)
+  const reasonNow = (): string | undefined =>
+    latched ?? (file !== undefined && existsSync(file) ? `kill-switch file ${file} exists` : undefined)
+  return {
+    isTripped: () => reasonNow() !== undefined,
+    get reason() {
+      return reasonNow()
+    },
+    cancelOpenOrders,
+    trip: (reason) => {
+      latched ??= reason
+    },
+    reset: () => {
+      latched = undefined
+    },
+    dispose: () => {
+      if (signal !== undefined) signalSource.off(signal, onSignal)
+    },
+  }
+}

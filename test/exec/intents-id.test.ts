@@ -1,0 +1,74 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createIntent } from '../../src/exec/intents/create-intent.js'
+import { intentId } from '../../src/exec/intents/intent-id.js'
+import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
+import { ManualClock } from '../../src/time/clock.js'
+
+const content = {
+  strategy: 'rebalance',
+  kind: 'swap',
+  chainId: 1,
+  srcToken: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+  destToken: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+  amount: '1000000',
+  side: 'SELL',
+  maxSlippageBps: 50,
+  maxPriceImpactPercent: 2,
+}
+
+const idOf = (input: unknown, key = 'day-1') => intentId({ content: parseIntentContent(input), key })
+
+describe('intentId', () => {
+  it('is the same value on every run (a restart re-derives it)', () => {
+    expect(idOf(content)).toBe(idOf(structuredClone(content)))
+    expect(idOf(content)).toMatch(/^[0-9a-f]{32}$/)
+    // Pinned (sha256sum of the documented preimage): a format change would change every journalled id.
+    expect(idOf(content)).toBe('66a961a9913a670fea61ce498bfa3269')
+  })
+
+  it('does not depend on key order, address case or how the amount was written', () => {
+    const reordered = Object.fromEntries(Object.entries(content).reverse())
+    const variant = { ...reordered, amount: 1_000_000n, srcToken: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }
+    expect(idOf(variant)).toBe(idOf(content))
+  })
+
+  it('differs when the strategy key differs', () => {
+    expect(idOf(content, 'day-2')).not.toBe(idOf(content, 'day-1'))
+  })
+
+  it('differs when any field of the content differs', () => {
+    const changes = fc.oneof(
+      fc
+        .bigInt({ min: 1n, max: 10n ** 30n })
+        .filter((amount) => amount !== 1_000_000n)
+        .map((amount) => ({ amount })),
+      fc
+        .integer({ min: 0, max: 10_000 })
+        .filter((bps) => bps !== 50)
+        .map((maxSlippageBps) => ({ maxSlippageBps })),
+      fc.constantFrom(
+        { side: 'BUY' },
+        { mode: 'delta' },
+        { mode: 'market' },
+        { chainId: 8453 },
+        { strategy: 'other' },
+        { maxPriceImpactPercent: 3 },
+      ),
+    )
+    fc.assert(fc.property(changes, (change) => idOf({ ...content, ...change }) !== idOf(content)))
+  })
+})
+
+describe('createIntent', () => {
+  it('stamps the clock time and an id that ignores the time', () => {
+    const clock = new ManualClock(1_700_000_000_000)
+    const first = createIntent({ content, key: 'day-1', clock })
+    clock.advance(60_000)
+    const again = createIntent({ content, key: 'day-1', clock })
+    expect(first.createdAt).toBe(1_700_000_000_000)
+    expect(again.createdAt).toBe(1_700_000_060_000)
+    expect(again.id).toBe(first.id)
+    expect(first.id).toBe(idOf(content))
+  })
+})
