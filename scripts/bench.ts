@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench` prints one line per figure; `--json` prints the raw results.
 // `npm run bench -- chains sandbox-start` runs only the named ones.
 import { benchChainsUp } from './bench/chains.js'
+import { benchJournalAppend } from './bench/journal.js'
 import { benchSandboxDeltaSubmit } from './bench/sandbox-delta-submit.js'
 import { benchSandboxPrices } from './bench/sandbox-prices.js'
 import { benchSandboxStart } from './bench/sandbox-start.js'
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'sandbox-start': () => benchSandboxStart(),
   'sandbox-prices': () => benchSandboxPrices(),
   'sandbox-delta-submit': () => benchSandboxDeltaSubmit(),
+  journal: () => benchJournalAppend(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

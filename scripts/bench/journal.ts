@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type OrderEvent, openJournal } from '../../src/journal/journal.js'
+import { ManualClock } from '../../src/time/clock.js'
+import { type BenchResult, summarize } from './summary.js'
+
+export type BenchJournalAppendParameters = {
+  runs?: number
+  /** Events appended (and timed) per run, half status changes and half fills. */
+  eventsPerRun?: number
+  /** Events per `appendOrderEvents` call, i.e. per transaction. */
+  batchSize?: number
+  /** Open orders the events are spread over. */
+  orderCount?: number
+}
+
+/**
+ * Order events appended per second through `appendOrderEvents`, to a journal file on disk in WAL mode. Each run
+ * starts from a fresh journal holding `orderCount` signed orders, so runs are comparable and the figure is the rate
+ * of a journal of up to `eventsPerRun / 2` fills.
+ */
+export async function benchJournalAppend({
+  runs = 7,
+  eventsPerRun = 100_000,
+  batchSize = 1_000,
+  orderCount = 100,
+}: BenchJournalAppendParameters = {}): Promise<BenchResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-journal-'))
+  try {
+    const samples: number[] = []
+    for (let run = 0; run < runs; run++) {
+      const journal = openJournal({ file: join(directory, `bench-${run}.sqlite`), clock: new ManualClock(1_700_000_000_000) })
+      try {
+        for (let order = 0; order < orderCount; order++) recordBenchOrder(journal, order)
+        const batches = planBatches(eventsPerRun, batchSize, orderCount)
+        const started = performance.now()
+        for (const batch of batches) journal.appendOrderEvents(batch)
+        samples.push(eventsPerRun / ((performance.now() - started) / 1000))
+      } finally {
+        journal.close()
+      }
+    }
+    return summarize('journal order events appended', 'events/s', samples, {
+      target: '>= 100000 events/s',
+      batch: `${batchSize} events`,
+      orders: String(orderCount),
+    })
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+function recordBenchOrder(journal: ReturnType<typeof openJournal>, order: number): void {
+  const id = `bench-${order}`
+  journal.recordIntent({ id: `intent-${id}`, strategy: 'bench', kind: 'swap', intent: {} })
+  journal.recordSignedOrder({
+    id,
+    intentId: `intent-${id}`,
+    mode: 'delta',
+    chainId: 1,
+    srcToken: '0x0000000000000000000000000000000000000001',
+    destToken: '0x0000000000000000000000000000000000000002',
+    srcAmount: 10n ** 24n,
+    destAmount: 10n ** 24n,
+    side: 'SELL',
+    signedPayload: {},
+  })
+}
+
+/** Every status event changes its order's status (PENDING and ACTIVE alternate) so each one writes. */
+function planBatches(events: number, batchSize: number, orderCount: number): OrderEvent[][] {
+  const batches: OrderEvent[][] = []
+  for (let start = 0; start < events; start += batchSize) {
+    const batch: OrderEvent[] = []
+    for (let index = start; index < Math.min(events, start + batchSize); index += 2) {
+      const pair = index / 2
+      const orderId = `bench-${pair % orderCount}`
+      batch.push({ type: 'status', orderId, status: Math.floor(pair / orderCount) % 2 === 0 ? 'PENDING' : 'ACTIVE' })
+      batch.push({
+        type: 'fill',
+        orderId,
+        chainId: 1,
+        // Random-looking hashes, as real ones are: inserts land all over the unique index.
+        txHash: `0x${createHash('sha256').update(String(pair)).digest('hex')}`,
+        logIndex: 0,
+        spentAmount: 10n ** 18n + BigInt(pair),
+        receivedAmount: 10n ** 18n,
+        source: 'chain',
+      })
+    }
+    batches.push(batch)
+  }
+  return batches
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod'
+
+export const orderModes = ['delta', 'market', 'otc'] as const
+export type OrderMode = (typeof orderModes)[number]
+
+/** Local status of every order between signing and the venue's first answer. */
+export const signedStatus = 'SIGNED'
+
+/** Statuses per mode: Delta V2 (API 3.1), OTC states (API 3.2), Market transaction outcome. */
+export const statusesByMode = {
+  delta: [
+    'PENDING',
+    'AWAITING_SIGNATURE',
+    'ACTIVE',
+    'SUSPENDED',
+    'CANCELLING',
+    'BRIDGING',
+    'COMPLETED',
+    'FAILED',
+    'EXPIRED',
+    'REFUNDING',
+    'CANCELLED',
+    'REFUNDED',
+  ],
+  otc: ['DRAFT', 'PENDING', 'FULFILLED', 'CANCELLED', 'SUSPENDED', 'EXPIRED'],
+  market: ['sent', 'mined', 'reverted'],
+} as const satisfies Record<OrderMode, readonly string[]>
+
+export const finalStatusesByMode = {
+  delta: ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'],
+  otc: ['FULFILLED', 'CANCELLED', 'EXPIRED'],
+  market: ['mined', 'reverted'],
+} as const satisfies { [mode in OrderMode]: readonly (typeof statusesByMode)[mode][number][] }
+
+/** Every status an order row can hold (OTC adds DRAFT and FULFILLED to the Delta names it shares). */
+export const orderStatusSchema = z.enum([signedStatus, ...statusesByMode.delta, 'DRAFT', 'FULFILLED', ...statusesByMode.market])
+export type OrderStatus = z.infer<typeof orderStatusSchema>
+
+export function isStatusOfMode(mode: OrderMode, status: string): boolean {
+  return status === signedStatus || (statusesByMode[mode] as readonly string[]).includes(status)
+}
+
+export function isFinalStatus(mode: OrderMode, status: string): boolean {
+  return (finalStatusesByMode[mode] as readonly string[]).includes(status)
+}
+
+/** `(mode = ? AND status IN (...)) OR ...` over every final status: the SQL twin of `isFinalStatus`. */
+export function finalStatusSql(table: string): string {
+  return Object.entries(finalStatusesByMode)
+    .map(([mode, statuses]) => `(${table}.mode = '${mode}' AND ${table}.status IN (${statuses.map((status) => `'${status}'`).join(', ')}))`)
+    .join(' OR ')
+}

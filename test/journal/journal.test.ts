@@ -1,0 +1,324 @@
+import BetterSqlite3 from 'better-sqlite3'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Journal, openJournal } from '../../src/journal/journal.js'
+import { JournalConflictError, JournalRecordNotFoundError, JournalVersionError } from '../../src/journal/journal-errors.js'
+import { journalMigrations } from '../../src/journal/migrations.js'
+import { ManualClock } from '../../src/time/clock.js'
+import { createJournalDirectory, recordSampleOrder } from './journal-fixtures.js'
+
+const directory = createJournalDirectory()
+afterAll(() => directory.cleanup())
+
+let fileCount = 0
+let journal: Journal
+let clock: ManualClock
+
+beforeEach(() => {
+  clock = new ManualClock(1_700_000_000_000)
+  journal = openJournal({ file: directory.path(`journal-${fileCount++}.sqlite`), clock })
+})
+afterEach(() => journal.close())
+
+function countRows(table: string): number {
+  const db = new BetterSqlite3(journal.file, { readonly: true })
+  try {
+    return db.prepare<[], number>(`SELECT count(*) FROM ${table}`).pluck().get() ?? 0
+  } finally {
+    db.close()
+  }
+}
+
+const maxUint256 = 2n ** 256n - 1n
+const txHash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+
+describe('openJournal', () => {
+  it('creates every table and sets the schema version on an empty file', () => {
+    const db = new BetterSqlite3(journal.file, { readonly: true })
+    const tables = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
+    const version = db.pragma('user_version', { simple: true })
+    const mode = db.pragma('journal_mode', { simple: true })
+    db.close()
+    expect(tables).toEqual([
+      'approvals',
+      'fills',
+      'intents',
+      'market_transactions',
+      'order_status_history',
+      'orders',
+      'refunds',
+      'strategy_state',
+    ])
+    expect(version).toBe(journalMigrations.length)
+    expect(mode).toBe('wal')
+  })
+
+  it('keeps the data and the version when a journal is reopened', () => {
+    recordSampleOrder(journal, 'kept')
+    journal.close()
+    journal = openJournal({ file: journal.file, clock })
+    expect(journal.getOrder({ id: 'kept' })?.srcAmount).toBe(1_000_000n)
+    expect(journal.schemaVersion).toBe(journalMigrations.length)
+  })
+
+  it('refuses a database newer than the code, naming both versions', () => {
+    journal.close()
+    const db = new BetterSqlite3(journal.file)
+    db.pragma(`user_version = ${journalMigrations.length + 3}`)
+    db.close()
+    const open = () => openJournal({ file: journal.file, clock })
+    expect(open).toThrow(JournalVersionError)
+    expect(open).toThrow(
+      `schema version ${journalMigrations.length + 3}, newer than this deltaflow understands (${journalMigrations.length})`,
+    )
+  })
+})
+
+describe('intents', () => {
+  it('stores one row when the same intent id is recorded twice and returns the first one', () => {
+    const first = journal.recordIntent({ id: 'i1', strategy: 's', kind: 'twap', intent: { total: maxUint256 } })
+    clock.advance(10)
+    const again = journal.recordIntent({ id: 'i1', strategy: 's', kind: 'twap', intent: { total: 1n } })
+    expect(again).toEqual(first)
+    expect(again.intent).toEqual({ total: maxUint256.toString() })
+    expect(countRows('intents')).toBe(1)
+  })
+
+  it('keeps the first refusal reason when an intent is refused twice', () => {
+    journal.recordIntent({ id: 'i2', strategy: 's', kind: 'swap', intent: {} })
+    journal.refuseIntent('i2', 'over budget')
+    const again = journal.refuseIntent('i2', 'other')
+    expect(again).toMatchObject({ status: 'refused', refusalReason: 'over budget' })
+  })
+})
+
+describe('orders', () => {
+  it('stores one order and one SIGNED history row when the signed order is recorded twice', () => {
+    recordSampleOrder(journal, 'o1')
+    recordSampleOrder(journal, 'o1')
+    expect(countRows('orders')).toBe(1)
+    expect(journal.orderHistory('o1').map((change) => change.status)).toEqual(['SIGNED'])
+  })
+
+  it('round-trips amounts and nonce of 2^256-1 as bigint', () => {
+    recordSampleOrder(journal, 'big', { srcAmount: maxUint256, destAmount: maxUint256, nonce: maxUint256 })
+    expect(journal.getOrder({ id: 'big' })).toMatchObject({ srcAmount: maxUint256, destAmount: maxUint256, nonce: maxUint256 })
+  })
+
+  it('stores addresses and hashes lowercase and finds the order by hash and by venue id', () => {
+    recordSampleOrder(journal, 'o2', { orderHash: `0x${'AB'.repeat(32)}` })
+    journal.markSubmitted('o2', { venueId: 'venue-uuid-2' })
+    expect(journal.getOrder({ orderHash: `0x${'ab'.repeat(32)}` })?.id).toBe('o2')
+    expect(journal.getOrder({ venueId: 'venue-uuid-2' })).toMatchObject({
+      id: 'o2',
+      srcToken: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+    })
+  })
+
+  it('refuses a signed order whose intent was never recorded', () => {
+    const order = { id: 'orphan', intentId: 'ghost', mode: 'delta', chainId: 1, srcToken: '0x1', destToken: '0x2' } as const
+    const amounts = { srcAmount: 1n, destAmount: 1n, side: 'SELL', signedPayload: {} } as const
+    expect(() => journal.recordSignedOrder({ ...order, ...amounts })).toThrow(JournalRecordNotFoundError)
+  })
+
+  it('refuses the same order hash under another local id', () => {
+    recordSampleOrder(journal, 'o3', { orderHash: txHash(3) })
+    expect(() => recordSampleOrder(journal, 'o4', { orderHash: txHash(3) })).toThrow(JournalConflictError)
+  })
+
+  it('lists a signed order as in flight until it is marked submitted', () => {
+    recordSampleOrder(journal, 'o5')
+    expect(journal.inFlightOrders().map((order) => order.id)).toEqual(['o5'])
+    clock.advance(5)
+    journal.markSubmitted('o5', { venueId: 'v5' })
+    clock.advance(5)
+    const again = journal.markSubmitted('o5', { venueId: 'v5' })
+    expect(journal.inFlightOrders()).toEqual([])
+    expect(again).toMatchObject({ submitted: true, venueId: 'v5', submittedAt: 1_700_000_000_005 })
+  })
+
+  it('refuses to mark an order submitted under a second venue id', () => {
+    recordSampleOrder(journal, 'o6')
+    journal.markSubmitted('o6', { venueId: 'v6' })
+    expect(() => journal.markSubmitted('o6', { venueId: 'other' })).toThrow(JournalConflictError)
+  })
+
+  it('lists open orders without those in a final status of their mode', () => {
+    recordSampleOrder(journal, 'delta-done')
+    journal.recordStatus({ orderId: 'delta-done', status: 'COMPLETED' })
+    recordSampleOrder(journal, 'delta-open')
+    journal.recordStatus({ orderId: 'delta-open', status: 'ACTIVE' })
+    recordSampleOrder(journal, 'otc-done', { mode: 'otc' })
+    journal.recordStatus({ orderId: 'otc-done', status: 'FULFILLED' })
+    recordSampleOrder(journal, 'market-sent', { mode: 'market' })
+    journal.recordStatus({ orderId: 'market-sent', status: 'sent' })
+    expect(journal.openOrders().map((order) => order.id)).toEqual(['delta-open', 'market-sent'])
+  })
+
+  it('filters the order list by status, strategy, mode and limit', () => {
+    recordSampleOrder(journal, 'a')
+    recordSampleOrder(journal, 'b', { mode: 'otc' })
+    recordSampleOrder(journal, 'c')
+    journal.recordStatus({ orderId: 'c', status: 'PENDING' })
+    expect(journal.listOrders({ mode: 'delta' }).map((order) => order.id)).toEqual(['a', 'c'])
+    expect(journal.listOrders({ status: 'PENDING' }).map((order) => order.id)).toEqual(['c'])
+    expect(journal.listOrders({ strategy: 'sample', limit: 2 }).map((order) => order.id)).toEqual(['a', 'b'])
+    expect(journal.listOrders({ strategy: 'none' })).toEqual([])
+  })
+})
+
+describe('recordStatus', () => {
+  it('appends one history row when the same status is recorded twice in a row', () => {
+    recordSampleOrder(journal, 's1')
+    expect(journal.recordStatus({ orderId: 's1', status: 'PENDING' })).toBe(true)
+    expect(journal.recordStatus({ orderId: 's1', status: 'PENDING', reason: 'poll' })).toBe(false)
+    journal.recordStatus({ orderId: 's1', status: 'ACTIVE' })
+    journal.recordStatus({ orderId: 's1', status: 'PENDING' })
+    expect(journal.orderHistory('s1').map((change) => change.status)).toEqual(['SIGNED', 'PENDING', 'ACTIVE', 'PENDING'])
+  })
+
+  it('refuses a status of another mode', () => {
+    recordSampleOrder(journal, 's2')
+    expect(() => journal.recordStatus({ orderId: 's2', status: 'mined' })).toThrow(JournalConflictError)
+    expect(journal.getOrder({ id: 's2' })?.status).toBe('SIGNED')
+  })
+
+  it('refuses a status for an order never recorded', () => {
+    expect(() => journal.recordStatus({ orderId: 'ghost', status: 'PENDING' })).toThrow(JournalRecordNotFoundError)
+  })
+})
+
+describe('recordFill', () => {
+  it('stores one fill when the same tx hash and log index are recorded twice', () => {
+    recordSampleOrder(journal, 'f1')
+    const fill = {
+      orderId: 'f1',
+      chainId: 1,
+      txHash: txHash(1),
+      logIndex: 4,
+      spentAmount: maxUint256,
+      receivedAmount: 7n,
+      source: 'chain',
+    } as const
+    expect(journal.recordFill(fill)).toBe(true)
+    expect(journal.recordFill(fill)).toBe(false)
+    expect(journal.fillsOf('f1')).toMatchObject([{ txHash: txHash(1), logIndex: 4, spentAmount: maxUint256, receivedAmount: 7n }])
+  })
+
+  it('stores two fills of one transaction at different log indexes', () => {
+    recordSampleOrder(journal, 'f2')
+    const fill = { orderId: 'f2', chainId: 1, txHash: txHash(2), spentAmount: 1n, receivedAmount: 1n, source: 'chain' } as const
+    journal.recordFill({ ...fill, logIndex: 1 })
+    journal.recordFill({ ...fill, logIndex: 2 })
+    expect(journal.fillsOf('f2')).toHaveLength(2)
+  })
+
+  it('merges the venue view and the chain log of one fill into one row', () => {
+    recordSampleOrder(journal, 'f3')
+    const fill = { orderId: 'f3', chainId: 1, txHash: txHash(3), spentAmount: 5n, receivedAmount: 6n } as const
+    journal.recordFill({ ...fill, source: 'venue' })
+    journal.recordFill({ ...fill, source: 'venue' })
+    journal.recordFill({ ...fill, source: 'chain', logIndex: 9, blockNumber: 100 })
+    expect(journal.fillsOf('f3')).toMatchObject([{ source: 'both', logIndex: 9, blockNumber: 100 }])
+  })
+
+  it('refuses a fill for an order never recorded', () => {
+    const fill = {
+      orderId: 'ghost',
+      chainId: 1,
+      txHash: txHash(4),
+      logIndex: 0,
+      spentAmount: 1n,
+      receivedAmount: 1n,
+      source: 'chain',
+    } as const
+    expect(() => journal.recordFill(fill)).toThrow(JournalRecordNotFoundError)
+  })
+})
+
+describe('appendOrderEvents', () => {
+  it('writes none of the batch when one event fails', () => {
+    recordSampleOrder(journal, 'e1')
+    const events = [
+      { type: 'status', orderId: 'e1', status: 'PENDING' },
+      { type: 'status', orderId: 'ghost', status: 'PENDING' },
+    ] as const
+    expect(() => journal.appendOrderEvents(events)).toThrow(JournalRecordNotFoundError)
+    expect(journal.getOrder({ id: 'e1' })?.status).toBe('SIGNED')
+  })
+
+  it('counts only the events that changed something', () => {
+    recordSampleOrder(journal, 'e2')
+    const fill = {
+      type: 'fill',
+      orderId: 'e2',
+      chainId: 1,
+      txHash: txHash(5),
+      logIndex: 0,
+      spentAmount: 1n,
+      receivedAmount: 1n,
+      source: 'chain',
+    } as const
+    const status = { type: 'status', orderId: 'e2', status: 'ACTIVE' } as const
+    expect(journal.appendOrderEvents([status, fill, status, fill])).toBe(2)
+  })
+})
+
+describe('recordRefund', () => {
+  it('stores one refund when the same tx hash is recorded twice', () => {
+    recordSampleOrder(journal, 'r1')
+    const refund = {
+      orderId: 'r1',
+      txHash: txHash(6),
+      chainId: 8453,
+      token: '0xABC0000000000000000000000000000000000001',
+      amount: maxUint256,
+    }
+    expect(journal.recordRefund(refund)).toBe(true)
+    expect(journal.recordRefund(refund)).toBe(false)
+    expect(journal.refundsOf('r1')).toMatchObject([{ amount: maxUint256, token: '0xabc0000000000000000000000000000000000001' }])
+  })
+})
+
+describe('recordApproval', () => {
+  it('stores one row per approval transaction and per permit when each is recorded twice', () => {
+    const common = { chainId: 1, owner: '0x01', token: '0x02', spender: '0x03', amount: maxUint256 }
+    journal.recordApproval({ ...common, mode: 'approve', txHash: txHash(7) })
+    journal.recordApproval({ ...common, mode: 'approve', txHash: txHash(7) })
+    journal.recordApproval({ ...common, mode: 'permit', permitKind: 'eip2612', permitHash: txHash(8) })
+    const permit = journal.recordApproval({ ...common, mode: 'permit', permitKind: 'eip2612', permitHash: txHash(8) })
+    expect(countRows('approvals')).toBe(2)
+    expect(permit).toMatchObject({ mode: 'permit', permitKind: 'eip2612', amount: maxUint256 })
+  })
+})
+
+describe('market transactions', () => {
+  const sent = { txHash: txHash(9), chainId: 1, nonce: 3, from: '0xAA', to: '0xBB', value: maxUint256, dataHash: txHash(10) }
+
+  it('stores one row when the same transaction is recorded twice', () => {
+    journal.recordMarketTransaction(sent)
+    journal.recordMarketTransaction(sent)
+    expect(countRows('market_transactions')).toBe(1)
+    expect(journal.getMarketTransaction(sent.txHash)).toMatchObject({ status: 'sent', value: maxUint256, from: '0xaa' })
+  })
+
+  it('records a revert on the transaction and on its order in one step', () => {
+    recordSampleOrder(journal, 'm1', { mode: 'market' })
+    journal.recordMarketTransaction({ ...sent, orderId: 'm1' })
+    const receipt = { txHash: sent.txHash, blockNumber: 12, gasUsed: 21_000n, effectiveGasPrice: maxUint256 } as const
+    journal.updateMarketTransaction({ ...receipt, status: 'reverted', revertReason: 'INSUFFICIENT_OUTPUT' })
+    journal.updateMarketTransaction({ ...receipt, status: 'reverted', revertReason: 'INSUFFICIENT_OUTPUT' })
+    expect(journal.getMarketTransaction(sent.txHash)).toMatchObject({ status: 'reverted', effectiveGasPrice: maxUint256 })
+    expect(journal.orderHistory('m1')).toMatchObject([{ status: 'SIGNED' }, { status: 'reverted', reason: 'INSUFFICIENT_OUTPUT' }])
+    expect(journal.openOrders()).toEqual([])
+  })
+})
+
+describe('strategy state', () => {
+  it('returns the last value set and nothing after delete', () => {
+    journal.setStrategyState('dca', 'next', { at: 1, amount: maxUint256 })
+    journal.setStrategyState('dca', 'next', { at: 2 })
+    expect(journal.getStrategyState('dca', 'next')).toEqual({ at: 2 })
+    expect(journal.deleteStrategyState('dca', 'next')).toBe(true)
+    expect(journal.getStrategyState('dca', 'next')).toBeUndefined()
+  })
+})
