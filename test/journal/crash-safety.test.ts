@@ -60,7 +60,8 @@ describe('journal crash safety', () => {
     return reported.length
   }
 
-  it('keeps every reported order, once, across SIGKILLs at random moments', async () => {
+  // Every trial starts a fresh writer process (node + tsx, about 1 s alone, several under a loaded full run).
+  it('keeps every reported order, once, across SIGKILLs at random moments', { timeout: 300_000 }, async () => {
     // Two files crashed in parallel (each strictly sequential) keep the test short.
     const counts = await Promise.all([
       crashRepeatedly(directory.path('crash-a.sqlite'), trials / 2),
