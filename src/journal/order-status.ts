@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { deltaOrderStatuses, finalDeltaOrderStatuses } from '../protocol/delta-status.js'
 
 export const orderModes = ['delta', 'market', 'otc'] as const
 export type OrderMode = (typeof orderModes)[number]
@@ -8,26 +9,13 @@ export const signedStatus = 'SIGNED'
 
 /** Statuses per mode: Delta V2 (API 3.1), OTC states (API 3.2), Market transaction outcome. */
 export const statusesByMode = {
-  delta: [
-    'PENDING',
-    'AWAITING_SIGNATURE',
-    'ACTIVE',
-    'SUSPENDED',
-    'CANCELLING',
-    'BRIDGING',
-    'COMPLETED',
-    'FAILED',
-    'EXPIRED',
-    'REFUNDING',
-    'CANCELLED',
-    'REFUNDED',
-  ],
+  delta: deltaOrderStatuses,
   otc: ['DRAFT', 'PENDING', 'FULFILLED', 'CANCELLED', 'SUSPENDED', 'EXPIRED'],
   market: ['sent', 'mined', 'reverted'],
 } as const satisfies Record<OrderMode, readonly string[]>
 
 export const finalStatusesByMode = {
-  delta: ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'],
+  delta: finalDeltaOrderStatuses,
   otc: ['FULFILLED', 'CANCELLED', 'EXPIRED'],
   market: ['mined', 'reverted'],
 } as const satisfies { [mode in OrderMode]: readonly (typeof statusesByMode)[mode][number][] }

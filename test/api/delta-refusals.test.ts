@@ -22,7 +22,7 @@ import {
   TwapDeadlineTooShortError,
   TwapSliceTooSmallError,
 } from '../../src/api/delta/delta-errors.js'
-import { type DeltaOrder, isFinalDeltaStatus } from '../../src/api/delta/delta-order-schema.js'
+import type { DeltaOrder } from '../../src/api/delta/delta-order-schema.js'
 import { getDeltaOrder } from '../../src/api/delta/get-delta-order.js'
 import { type GetDeltaPricesParameters, getDeltaPrices } from '../../src/api/delta/get-delta-prices.js'
 import { submitDeltaOrder } from '../../src/api/delta/submit-delta-order.js'
@@ -39,6 +39,7 @@ import {
   UnsupportedChainError,
 } from '../../src/api/service-errors.js'
 import { deltaAddress, nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
+import { isFinalDeltaStatus } from '../../src/protocol/delta-status.js'
 import { approveDelta } from '../helpers/delta.js'
 import { type SandboxWallet, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
 import { noAgents, sandboxClient, sandboxSeconds, signToSign } from './delta-flow.js'

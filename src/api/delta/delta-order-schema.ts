@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { deltaOrderStatuses, onChainOrderTypes } from '../../protocol/delta-status.js'
 import { jsonObjectSchema } from '../json.js'
 import {
   addressSchema,
@@ -14,33 +15,7 @@ import {
 
 // The Delta V2 order every order endpoint returns (section 2.2) and the order list (section 2.3).
 
-export const deltaOrderStatuses = [
-  'PENDING',
-  'AWAITING_SIGNATURE',
-  'ACTIVE',
-  'SUSPENDED',
-  'CANCELLING',
-  'BRIDGING',
-  'COMPLETED',
-  'FAILED',
-  'EXPIRED',
-  'REFUNDING',
-  'CANCELLED',
-  'REFUNDED',
-] as const
-
-export type DeltaOrderStatus = (typeof deltaOrderStatuses)[number]
-
-export const onChainOrderTypes = ['Order', 'FillableOrder', 'ProductiveOrder', 'ExternalOrder', 'TWAPOrder', 'TWAPBuyOrder'] as const
-
-export type OnChainOrderType = (typeof onChainOrderTypes)[number]
-
 export const deltaOrderTypeSchema = z.enum(['MARKET', 'LIMIT'])
-
-/** Statuses after which an order never changes (protocol facts); COMPLETED of a crosschain order includes delivery. */
-export function isFinalDeltaStatus(status: DeltaOrderStatus): boolean {
-  return status === 'COMPLETED' || status === 'FAILED' || status === 'EXPIRED' || status === 'CANCELLED' || status === 'REFUNDED'
-}
 
 /** One side of the order. SELL: input has `amount`, output `expectedAmount` / `executedAmount`; BUY the other way round. */
 const orderLegSchema = z.object({

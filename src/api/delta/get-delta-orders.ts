@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
+import type { DeltaOrderStatus, OnChainOrderType } from '../../protocol/delta-status.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { type DeltaOrderList, type DeltaOrderStatus, deltaOrderListSchema, type OnChainOrderType } from './delta-order-schema.js'
+import { type DeltaOrderList, deltaOrderListSchema } from './delta-order-schema.js'
 
 export type GetDeltaOrdersParameters = RequestOptions & {
   /** Whose orders. */

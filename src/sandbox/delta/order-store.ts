@@ -1,24 +1,11 @@
 import type { Address, Hex } from 'viem'
 import type { DeltaOrder, ExternalOrder, TwapBuyOrder, TwapOrder } from '../../protocol/delta-order.js'
+import { type DeltaOrderStatus, finalDeltaOrderStatuses, type OnChainOrderType } from '../../protocol/delta-status.js'
 
-export type DeltaOrderStatus =
-  | 'PENDING'
-  | 'AWAITING_SIGNATURE'
-  | 'ACTIVE'
-  | 'SUSPENDED'
-  | 'CANCELLING'
-  | 'BRIDGING'
-  | 'COMPLETED'
-  | 'FAILED'
-  | 'EXPIRED'
-  | 'REFUNDING'
-  | 'CANCELLED'
-  | 'REFUNDED'
+export type { DeltaOrderStatus, OnChainOrderType }
 
 /** Statuses after which nothing changes any more. */
-export const finalDeltaStatuses: ReadonlySet<DeltaOrderStatus> = new Set(['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'])
-
-export type OnChainOrderType = 'Order' | 'FillableOrder' | 'ProductiveOrder' | 'ExternalOrder' | 'TWAPOrder' | 'TWAPBuyOrder'
+export const finalDeltaStatuses: ReadonlySet<DeltaOrderStatus> = new Set(finalDeltaOrderStatuses)
 
 export type SignedStruct =
   | { kind: 'Order'; order: DeltaOrder }

@@ -1,8 +1,9 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
 import { nativeTokenPlaceholder } from '../../../protocol/addresses.js'
+import { deltaOrderStatuses, onChainOrderTypes } from '../../../protocol/delta-status.js'
 import { parseRequestPart } from '../../server/validate.js'
-import { type DeltaOrderStatus, finalDeltaStatuses, type OnChainOrderType, type StoredDeltaOrder } from '../order-store.js'
+import { finalDeltaStatuses, type StoredDeltaOrder } from '../order-store.js'
 import { requireDeltaChain } from './delta-chains.js'
 import { deltaError, deltaErrors } from './delta-errors.js'
 import { type DeltaOrderJson, formatDeltaOrder } from './format-order.js'
@@ -11,28 +12,7 @@ import type { DeltaApiContext } from './register.js'
 import { structFacts } from './signed-struct.js'
 import { addressSchema, commaListSchema, queryIntegerSchema, uuidSchema } from './wire.js'
 
-const statuses = [
-  'PENDING',
-  'AWAITING_SIGNATURE',
-  'ACTIVE',
-  'SUSPENDED',
-  'CANCELLING',
-  'BRIDGING',
-  'COMPLETED',
-  'FAILED',
-  'EXPIRED',
-  'REFUNDING',
-  'CANCELLED',
-  'REFUNDED',
-] as const satisfies readonly DeltaOrderStatus[]
-const onChainOrderTypes = [
-  'Order',
-  'FillableOrder',
-  'ProductiveOrder',
-  'ExternalOrder',
-  'TWAPOrder',
-  'TWAPBuyOrder',
-] as const satisfies readonly OnChainOrderType[]
+const statuses = deltaOrderStatuses
 
 /** Query of GET /v2/delta/orders, with the OpenAPI document's parameter names; list filters are comma-separated. */
 const listQuerySchema = z.object({
