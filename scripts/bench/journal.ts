@@ -59,6 +59,7 @@ function recordBenchOrder(journal: ReturnType<typeof openJournal>, order: number
     id,
     intentId: `intent-${id}`,
     mode: 'delta',
+    account: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
     chainId: 1,
     srcToken: '0x0000000000000000000000000000000000000001',
     destToken: '0x0000000000000000000000000000000000000002',

@@ -1,11 +1,22 @@
 import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
+import type { IntentKind } from '../exec/intents/intent-schema.js'
 import type { Clock } from '../time/clock.js'
 import { JournalRecordNotFoundError } from './journal-errors.js'
-import { jsonColumn, toJsonText } from './sql-values.js'
+import { jsonColumn, nullableAmountColumn, toAmountText, toJsonText } from './sql-values.js'
 
-export const intentKinds = ['swap', 'limit', 'twap', 'twapBuy', 'crosschain', 'otcP2p', 'cancel'] as const
-export type IntentKind = (typeof intentKinds)[number]
+export const intentKinds = [
+  'swap',
+  'limit',
+  'twap-sell',
+  'twap-buy',
+  'crosschain',
+  'otc',
+  'cancel',
+] as const satisfies readonly IntentKind[]
+
+export const intentStatuses = ['accepted', 'refused', 'failed', 'done'] as const
+export type IntentStatus = (typeof intentStatuses)[number]
 
 export const intentRowSchema = z
   .object({
@@ -13,8 +24,11 @@ export const intentRowSchema = z
     strategy: z.string(),
     kind: z.enum(intentKinds),
     intent_json: jsonColumn,
-    status: z.enum(['accepted', 'refused', 'done']),
+    status: z.enum(intentStatuses),
+    refusal_limit: z.string().nullable(),
     refusal_reason: z.string().nullable(),
+    spend_token: z.string().nullable(),
+    spend_amount: nullableAmountColumn,
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })
@@ -24,7 +38,11 @@ export const intentRowSchema = z
     kind: row.kind,
     intent: row.intent_json,
     status: row.status,
+    /** The risk limit or stage that refused or failed it (maxSlippage, dailyBudget, mode, venue, ...). */
+    refusalLimit: row.refusal_limit,
     refusalReason: row.refusal_reason,
+    /** What the intent commits of its source token, for the risk budgets (tokenKey, raw units). */
+    spend: row.spend_token === null || row.spend_amount === null ? undefined : { token: row.spend_token, amount: row.spend_amount },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }))
@@ -38,16 +56,22 @@ export type RecordIntentParameters = {
   kind: IntentKind
   /** The intent as plain data; bigint values are stored as decimal strings. */
   intent: unknown
+  /** What it commits of its source token (counts in the budgets while the intent is accepted or done). */
+  spend?: { token: string; amount: bigint } | undefined
+  /** Records it refused at once (a risk limit stopped it before anything was signed). */
+  refused?: { limit: string; reason: string } | undefined
 }
 
 /** Statements over `intents`; each function runs inside the caller's transaction. */
 export function createIntentStatements(db: Database, clock: Clock) {
   const insert = db.prepare(
-    `INSERT INTO intents (id, strategy, kind, intent_json, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'accepted', ?, ?) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO intents (id, strategy, kind, intent_json, status, refusal_limit, refusal_reason, spend_token, spend_amount,
+       created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   )
   const select = db.prepare('SELECT * FROM intents WHERE id = ?')
-  const updateStatus = db.prepare('UPDATE intents SET status = ?, refusal_reason = ?, updated_at = ? WHERE id = ?')
+  const updateStatus = db.prepare('UPDATE intents SET status = ?, refusal_limit = ?, refusal_reason = ?, updated_at = ? WHERE id = ?')
+  const selectByStrategy = db.prepare('SELECT * FROM intents WHERE strategy = ? ORDER BY created_at, id')
 
   function getIntent(id: string): JournalIntent | undefined {
     const row = select.get(id)
@@ -60,28 +84,52 @@ export function createIntentStatements(db: Database, clock: Clock) {
     return intent
   }
 
-  /** Stores an accepted intent; an id already stored is success and returns the stored row unchanged. */
-  function recordIntent({ id, strategy, kind, intent }: RecordIntentParameters): JournalIntent {
+  /** Stores an intent, accepted unless `refused`; an id already stored is success and returns the stored row unchanged. */
+  function recordIntent({ id, strategy, kind, intent, spend, refused }: RecordIntentParameters): JournalIntent {
     const now = clock.now()
-    insert.run(id, strategy, kind, toJsonText(intent), now, now)
+    insert.run(
+      id,
+      strategy,
+      kind,
+      toJsonText(intent),
+      refused === undefined ? 'accepted' : 'refused',
+      refused?.limit ?? null,
+      refused?.reason ?? null,
+      spend === undefined || refused !== undefined ? null : spend.token,
+      spend === undefined || refused !== undefined ? null : toAmountText(spend.amount),
+      now,
+      now,
+    )
     return requireIntent(id)
   }
 
-  /** Marks an intent refused with a reason; repeating it keeps the first reason. */
-  function refuseIntent(id: string, reason: string): JournalIntent {
+  /** Marks an intent refused before anything was signed (`limit`: the risk limit or stage); repeating it keeps the first reason. */
+  function refuseIntent(id: string, reason: string, limit = 'risk'): JournalIntent {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
-    updateStatus.run('refused', reason, clock.now(), id)
+    updateStatus.run('refused', limit, reason, clock.now(), id)
     return requireIntent(id)
+  }
+
+  /** Marks an intent failed: the venue or the chain refused what was signed (`stage`: venue, chain, approval). */
+  function failIntent(id: string, reason: string, stage: string): JournalIntent {
+    const stored = requireIntent(id)
+    if (stored.status !== 'accepted') return stored
+    updateStatus.run('failed', stage, reason, clock.now(), id)
+    return requireIntent(id)
+  }
+
+  function intentsOf(strategy: string): JournalIntent[] {
+    return selectByStrategy.all(strategy).map((row) => intentRowSchema.parse(row))
   }
 
   /** Marks an intent done (all of its orders reached a final status); repeating it is a no-op. */
   function completeIntent(id: string): JournalIntent {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
-    updateStatus.run('done', null, clock.now(), id)
+    updateStatus.run('done', null, null, clock.now(), id)
     return requireIntent(id)
   }
 
-  return { getIntent, recordIntent, refuseIntent, completeIntent }
+  return { getIntent, recordIntent, refuseIntent, failIntent, completeIntent, intentsOf }
 }

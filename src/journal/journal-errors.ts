@@ -36,3 +36,11 @@ export class JournalConflictError extends BaseError {
     super(shortMessage, { details, errorClass: 'fatal' })
   }
 }
+
+/** A foreign-key failure on an intent id means the intent was never recorded. */
+export function rethrowMissingIntent(error: unknown, intentId: string): unknown {
+  if (error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new JournalRecordNotFoundError({ kind: 'intent', id: intentId })
+  }
+  return error
+}

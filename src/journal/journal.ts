@@ -1,13 +1,16 @@
 import BetterSqlite3 from 'better-sqlite3'
 import type { Clock } from '../time/clock.js'
 import { createApprovalStatements } from './approvals.js'
+import { createBalanceBaselineStatements } from './balance-baselines.js'
 import { createIntentStatements } from './intents.js'
-import { createMarketTransactionStatements } from './market-transactions.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
+import { createModeChoiceStatements } from './mode-choices.js'
 import { createOrderEventStatements, type RecordFillParameters, type RecordStatusParameters } from './order-events.js'
 import { createOrderStatements } from './orders.js'
 import { createRefundStatements } from './refunds.js'
+import { createRiskUsageQuery } from './risk-usage-query.js'
 import { createStrategyStateStatements } from './strategy-state.js'
+import { createTransactionStatements } from './transactions.js'
 
 export type OpenJournalParameters = {
   /** Path of the SQLite file; created (with its schema) when missing. */
@@ -56,8 +59,10 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   const events = createOrderEventStatements(db, clock)
   const refunds = createRefundStatements(db, clock)
   const approvals = createApprovalStatements(db, clock)
-  const marketTransactions = createMarketTransactionStatements(db, clock, events.recordStatus)
+  const transactions = createTransactionStatements(db, clock, events.recordStatus)
   const strategyState = createStrategyStateStatements(db, clock)
+  const modeChoices = createModeChoiceStatements(db, clock)
+  const baselines = createBalanceBaselineStatements(db, clock)
 
   /** Every status change and fill of the batch, or none of them. Returns how many changed something. */
   function appendOrderEvents(batch: readonly OrderEvent[]): number {
@@ -73,8 +78,13 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     schemaVersion: journalMigrations.length,
     recordIntent: db.transaction(intents.recordIntent),
     refuseIntent: db.transaction(intents.refuseIntent),
+    failIntent: db.transaction(intents.failIntent),
     completeIntent: db.transaction(intents.completeIntent),
     getIntent: intents.getIntent,
+    intentsOf: intents.intentsOf,
+    recordModeChoice: db.transaction(modeChoices.recordModeChoice),
+    getModeChoice: modeChoices.getModeChoice,
+    riskUsage: createRiskUsageQuery(db),
     recordSignedOrder: db.transaction(orders.recordSignedOrder),
     markSubmitted: db.transaction(orders.markSubmitted),
     getOrder: orders.getOrder,
@@ -89,9 +99,16 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     recordRefund: db.transaction(refunds.recordRefund),
     refundsOf: refunds.refundsOf,
     recordApproval: db.transaction(approvals.recordApproval),
-    recordMarketTransaction: db.transaction(marketTransactions.recordMarketTransaction),
-    updateMarketTransaction: db.transaction(marketTransactions.updateMarketTransaction),
-    getMarketTransaction: marketTransactions.getMarketTransaction,
+    recordTransaction: db.transaction(transactions.recordTransaction),
+    updateTransaction: db.transaction(transactions.updateTransaction),
+    dropTransaction: db.transaction(transactions.dropTransaction),
+    getTransaction: transactions.getTransaction,
+    transactionsFrom: transactions.transactionsFrom,
+    transactionsOf: transactions.transactionsOf,
+    pendingTransactions: transactions.pendingTransactions,
+    recordBalanceBaseline: db.transaction(baselines.recordBalanceBaseline),
+    getBalanceBaseline: baselines.getBalanceBaseline,
+    balanceBaselinesOf: baselines.balanceBaselinesOf,
     getStrategyState: strategyState.getStrategyState,
     setStrategyState: db.transaction(strategyState.setStrategyState),
     deleteStrategyState: db.transaction(strategyState.deleteStrategyState),

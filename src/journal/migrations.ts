@@ -10,20 +10,41 @@ export const journalMigrations: readonly string[] = [
   CREATE TABLE intents (
     id TEXT PRIMARY KEY,
     strategy TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('swap', 'limit', 'twap', 'twapBuy', 'crosschain', 'otcP2p', 'cancel')),
+    kind TEXT NOT NULL CHECK (kind IN ('swap', 'limit', 'twap-sell', 'twap-buy', 'crosschain', 'otc', 'cancel')),
     intent_json TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('accepted', 'refused', 'done')),
+    -- accepted: passed the risk limits and is being (or was) executed; refused: stopped before signing (risk limit,
+    -- no mode); failed: the venue or the chain refused what was signed; done: every order reached a final status.
+    status TEXT NOT NULL CHECK (status IN ('accepted', 'refused', 'failed', 'done')),
+    -- the risk limit or stage that refused or failed it (maxSlippage, dailyBudget, mode, venue, ...)
+    refusal_limit TEXT,
     refusal_reason TEXT,
+    -- what an accepted intent commits of its source token (risk budgets): tokenKey and raw units
+    spend_token TEXT,
+    spend_amount TEXT,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
-    CHECK ((status = 'refused') = (refusal_reason IS NOT NULL))
+    CHECK ((status IN ('refused', 'failed')) = (refusal_reason IS NOT NULL))
   ) STRICT;
   CREATE INDEX intents_by_strategy ON intents (strategy);
+  CREATE INDEX intents_by_spend ON intents (spend_token, created_at) WHERE spend_token IS NOT NULL;
+
+  -- The executor's choice between Delta and Market for a swap, with the numbers it compared.
+  CREATE TABLE mode_choices (
+    intent_id TEXT PRIMARY KEY REFERENCES intents (id),
+    mode TEXT CHECK (mode IN ('delta', 'market')),
+    reason TEXT NOT NULL,
+    explanation TEXT NOT NULL,
+    figures_json TEXT NOT NULL,
+    decided_at INTEGER NOT NULL
+  ) STRICT;
 
   CREATE TABLE orders (
     id TEXT PRIMARY KEY,
     intent_id TEXT NOT NULL REFERENCES intents (id),
     mode TEXT NOT NULL CHECK (mode IN ('delta', 'market', 'otc')),
+    -- the signer (Delta owner, Market sender, OTC maker) and who receives the output
+    account TEXT NOT NULL,
+    beneficiary TEXT NOT NULL,
     chain_id INTEGER NOT NULL,
     dest_chain_id INTEGER NOT NULL,
     venue_id TEXT UNIQUE,
@@ -45,6 +66,7 @@ export const journalMigrations: readonly string[] = [
     updated_at INTEGER NOT NULL
   ) STRICT;
   CREATE INDEX orders_by_intent ON orders (intent_id);
+  CREATE INDEX orders_by_account ON orders (account, chain_id);
 
   -- Clustered by order: one B-tree insert per status change, and an order's history is contiguous.
   CREATE TABLE order_status_history (
@@ -62,6 +84,9 @@ export const journalMigrations: readonly string[] = [
     chain_id INTEGER NOT NULL,
     tx_hash TEXT NOT NULL,
     log_index INTEGER,
+    -- crosschain: where the output landed (NULL until the bridge delivered, and on same-chain fills)
+    destination_chain_id INTEGER,
+    destination_tx_hash TEXT,
     spent_amount TEXT NOT NULL,
     received_amount TEXT NOT NULL,
     source TEXT NOT NULL CHECK (source IN ('venue', 'chain', 'both')),
@@ -100,16 +125,20 @@ export const journalMigrations: readonly string[] = [
     CHECK ((mode = 'approve' AND tx_hash IS NOT NULL) OR (mode = 'permit' AND permit_kind IS NOT NULL AND permit_hash IS NOT NULL))
   ) STRICT;
 
-  CREATE TABLE market_transactions (
+  -- Every transaction the account sent: Market swaps, approvals, cancellations, wraps. Gas of each counts in the
+  -- conservation check.
+  CREATE TABLE transactions (
     tx_hash TEXT PRIMARY KEY,
     order_id TEXT REFERENCES orders (id),
+    purpose TEXT NOT NULL CHECK (purpose IN ('swap', 'approve', 'cancel', 'wrap', 'other')),
     chain_id INTEGER NOT NULL,
     nonce INTEGER NOT NULL,
     from_address TEXT NOT NULL,
     to_address TEXT NOT NULL,
     value TEXT NOT NULL,
     data_hash TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('sent', 'mined', 'reverted')),
+    -- dropped: never mined, its nonce taken by another transaction
+    status TEXT NOT NULL CHECK (status IN ('sent', 'mined', 'reverted', 'dropped')),
     revert_reason TEXT,
     gas_used TEXT,
     effective_gas_price TEXT,
@@ -117,7 +146,19 @@ export const journalMigrations: readonly string[] = [
     sent_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
   ) STRICT;
-  CREATE INDEX market_transactions_by_order ON market_transactions (order_id);
+  CREATE INDEX transactions_by_order ON transactions (order_id);
+  CREATE INDEX transactions_by_sender ON transactions (from_address, chain_id);
+
+  -- An account's balance of a token before deltaflow first traded it: the start of the conservation check.
+  CREATE TABLE balance_baselines (
+    chain_id INTEGER NOT NULL,
+    account TEXT NOT NULL,
+    token TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    block_number INTEGER NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (chain_id, account, token)
+  ) STRICT;
 
   CREATE TABLE strategy_state (
     strategy TEXT NOT NULL,

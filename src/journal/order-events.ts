@@ -18,6 +18,8 @@ export const fillRowSchema = z
     chain_id: z.number().int(),
     tx_hash: z.string(),
     log_index: z.number().int().nullable(),
+    destination_chain_id: z.number().int().nullable(),
+    destination_tx_hash: z.string().nullable(),
     spent_amount: amountColumn,
     received_amount: amountColumn,
     source: z.enum(['venue', 'chain', 'both']),
@@ -30,6 +32,9 @@ export const fillRowSchema = z
     chainId: row.chain_id,
     txHash: row.tx_hash,
     logIndex: row.log_index,
+    /** Crosschain: the chain and transaction that delivered the output (null until delivered, and same-chain). */
+    destinationChainId: row.destination_chain_id,
+    destinationTxHash: row.destination_tx_hash,
     spentAmount: row.spent_amount,
     receivedAmount: row.received_amount,
     /** Where the fill was seen: the venue's transactions[], the chain's logs, or both. */
@@ -48,6 +53,9 @@ export type RecordFillParameters = {
   txHash: string
   /** Known from chain logs; the venue's transactions[] does not carry it. */
   logIndex?: number
+  /** Crosschain: where the output landed, once the bridge delivered. */
+  destinationChainId?: number
+  destinationTxHash?: string
   spentAmount: bigint
   receivedAmount: bigint
   source: 'venue' | 'chain'
@@ -66,11 +74,15 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
   const selectFillOfTx = db.prepare('SELECT * FROM fills WHERE tx_hash = ? AND order_id = ? ORDER BY id LIMIT 1')
   const selectVenueFillOfTx = db.prepare('SELECT * FROM fills WHERE tx_hash = ? AND order_id = ? AND log_index IS NULL')
   const insertFill = db.prepare(
-    `INSERT INTO fills (order_id, chain_id, tx_hash, log_index, spent_amount, received_amount, source, block_number, recorded_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+    `INSERT INTO fills (order_id, chain_id, tx_hash, log_index, destination_chain_id, destination_tx_hash, spent_amount,
+       received_amount, source, block_number, recorded_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
   )
   const mergeFill = db.prepare(
     `UPDATE fills SET source = 'both', log_index = coalesce(log_index, ?), block_number = coalesce(block_number, ?) WHERE id = ?`,
+  )
+  const setDestination = db.prepare(
+    `UPDATE fills SET destination_chain_id = ?, destination_tx_hash = ? WHERE id = ? AND destination_tx_hash IS NULL`,
   )
   const selectFills = db.prepare('SELECT * FROM fills WHERE order_id = ? ORDER BY id')
 
@@ -112,6 +124,8 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
         fill.chainId,
         txHash,
         fill.logIndex ?? null,
+        fill.destinationChainId ?? null,
+        fill.destinationTxHash?.toLowerCase() ?? null,
         toAmountText(fill.spentAmount),
         toAmountText(fill.receivedAmount),
         fill.source,
@@ -135,6 +149,10 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
       })
     }
     if (stored.source !== 'both' && stored.source !== fill.source) mergeFill.run(fill.logIndex ?? null, fill.blockNumber ?? null, stored.id)
+    // A crosschain fill is first seen on the source chain; the delivery on the destination chain comes later.
+    if (stored.destinationTxHash === null && fill.destinationTxHash !== undefined) {
+      setDestination.run(fill.destinationChainId ?? null, fill.destinationTxHash.toLowerCase(), stored.id)
+    }
     return false
   }
 

@@ -7,17 +7,17 @@ export type OrderMode = (typeof orderModes)[number]
 /** Local status of every order between signing and the venue's first answer. */
 export const signedStatus = 'SIGNED'
 
-/** Statuses per mode: Delta V2 (API 3.1), OTC states (API 3.2), Market transaction outcome. */
+/** Statuses per mode: Delta V2 (API 3.1), OTC states (API 3.2), Market transaction outcome (dropped: its nonce went to another transaction). */
 export const statusesByMode = {
   delta: deltaOrderStatuses,
   otc: ['DRAFT', 'PENDING', 'FULFILLED', 'CANCELLED', 'SUSPENDED', 'EXPIRED'],
-  market: ['sent', 'mined', 'reverted'],
+  market: ['sent', 'mined', 'reverted', 'dropped'],
 } as const satisfies Record<OrderMode, readonly string[]>
 
 export const finalStatusesByMode = {
   delta: finalDeltaOrderStatuses,
   otc: ['FULFILLED', 'CANCELLED', 'EXPIRED'],
-  market: ['mined', 'reverted'],
+  market: ['mined', 'reverted', 'dropped'],
 } as const satisfies { [mode in OrderMode]: readonly (typeof statusesByMode)[mode][number][] }
 
 /** Every status an order row can hold (OTC adds DRAFT and FULFILLED to the Delta names it shares). */

@@ -10,6 +10,8 @@ export const orderRowSchema = z
     id: z.string(),
     intent_id: z.string(),
     mode: z.enum(orderModes),
+    account: z.string(),
+    beneficiary: z.string(),
     chain_id: z.number().int(),
     dest_chain_id: z.number().int(),
     venue_id: z.string().nullable(),
@@ -33,6 +35,9 @@ export const orderRowSchema = z
     id: row.id,
     intentId: row.intent_id,
     mode: row.mode,
+    /** The signer: Delta owner, Market sender, OTC maker (lowercase). */
+    account: row.account,
+    beneficiary: row.beneficiary,
     chainId: row.chain_id,
     destChainId: row.dest_chain_id,
     venueId: row.venue_id,
@@ -60,6 +65,10 @@ export type RecordSignedOrderParameters = {
   id: string
   intentId: string
   mode: OrderMode
+  /** The signer: Delta owner, Market sender, OTC maker. */
+  account: string
+  /** Who receives the output; defaults to `account`. */
+  beneficiary?: string
   chainId: number
   /** Defaults to `chainId` (same-chain order). */
   destChainId?: number
@@ -83,9 +92,9 @@ export type ListOrdersParameters = { status?: OrderStatus; strategy?: string; mo
 /** Statements over `orders`; each function runs inside the caller's transaction. */
 export function createOrderStatements(db: Database, clock: Clock) {
   const insert = db.prepare(
-    `INSERT INTO orders (id, intent_id, mode, chain_id, dest_chain_id, order_hash, nonce, deadline, src_token, dest_token,
-       src_amount, dest_amount, side, status, signed_payload, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO orders (id, intent_id, mode, account, beneficiary, chain_id, dest_chain_id, order_hash, nonce, deadline, src_token,
+       dest_token, src_amount, dest_amount, side, status, signed_payload, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   )
   const insertHistory = db.prepare('INSERT INTO order_status_history (order_id, seq, status, reason, at) VALUES (?, 0, ?, ?, ?)')
   const selectById = db.prepare('SELECT * FROM orders WHERE id = ?')
@@ -127,6 +136,8 @@ export function createOrderStatements(db: Database, clock: Clock) {
       order.id,
       order.intentId,
       order.mode,
+      toAddress(order.account),
+      toAddress(order.beneficiary ?? order.account),
       order.chainId,
       order.destChainId ?? order.chainId,
       orderHash,

@@ -17,6 +17,7 @@ export function recordSampleOrder(journal: Journal, id: string, overrides: Parti
     id,
     intentId: `intent-${id}`,
     mode: 'delta',
+    account: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     chainId: 1,
     orderHash: `0x${Buffer.from(id).toString('hex').padStart(64, '0')}`,
     nonce: 1n,

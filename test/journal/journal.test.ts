@@ -40,13 +40,15 @@ describe('openJournal', () => {
     db.close()
     expect(tables).toEqual([
       'approvals',
+      'balance_baselines',
       'fills',
       'intents',
-      'market_transactions',
+      'mode_choices',
       'order_status_history',
       'orders',
       'refunds',
       'strategy_state',
+      'transactions',
     ])
     expect(version).toBe(journalMigrations.length)
     expect(mode).toBe('wal')
@@ -75,9 +77,9 @@ describe('openJournal', () => {
 
 describe('intents', () => {
   it('stores one row when the same intent id is recorded twice and returns the first one', () => {
-    const first = journal.recordIntent({ id: 'i1', strategy: 's', kind: 'twap', intent: { total: maxUint256 } })
+    const first = journal.recordIntent({ id: 'i1', strategy: 's', kind: 'twap-sell', intent: { total: maxUint256 } })
     clock.advance(10)
-    const again = journal.recordIntent({ id: 'i1', strategy: 's', kind: 'twap', intent: { total: 1n } })
+    const again = journal.recordIntent({ id: 'i1', strategy: 's', kind: 'twap-sell', intent: { total: 1n } })
     expect(again).toEqual(first)
     expect(again.intent).toEqual({ total: maxUint256.toString() })
     expect(countRows('intents')).toBe(1)
@@ -115,7 +117,15 @@ describe('orders', () => {
   })
 
   it('refuses a signed order whose intent was never recorded', () => {
-    const order = { id: 'orphan', intentId: 'ghost', mode: 'delta', chainId: 1, srcToken: '0x1', destToken: '0x2' } as const
+    const order = {
+      id: 'orphan',
+      intentId: 'ghost',
+      mode: 'delta',
+      account: '0xaa',
+      chainId: 1,
+      srcToken: '0x1',
+      destToken: '0x2',
+    } as const
     const amounts = { srcAmount: 1n, destAmount: 1n, side: 'SELL', signedPayload: {} } as const
     expect(() => journal.recordSignedOrder({ ...order, ...amounts })).toThrow(JournalRecordNotFoundError)
   })
@@ -291,23 +301,32 @@ describe('recordApproval', () => {
   })
 })
 
-describe('market transactions', () => {
-  const sent = { txHash: txHash(9), chainId: 1, nonce: 3, from: '0xAA', to: '0xBB', value: maxUint256, dataHash: txHash(10) }
+describe('transactions', () => {
+  const sent = {
+    txHash: txHash(9),
+    purpose: 'swap' as const,
+    chainId: 1,
+    nonce: 3,
+    from: '0xAA',
+    to: '0xBB',
+    value: maxUint256,
+    dataHash: txHash(10),
+  }
 
   it('stores one row when the same transaction is recorded twice', () => {
-    journal.recordMarketTransaction(sent)
-    journal.recordMarketTransaction(sent)
-    expect(countRows('market_transactions')).toBe(1)
-    expect(journal.getMarketTransaction(sent.txHash)).toMatchObject({ status: 'sent', value: maxUint256, from: '0xaa' })
+    journal.recordTransaction(sent)
+    journal.recordTransaction(sent)
+    expect(countRows('transactions')).toBe(1)
+    expect(journal.getTransaction(sent.txHash)).toMatchObject({ status: 'sent', value: maxUint256, from: '0xaa' })
   })
 
   it('records a revert on the transaction and on its order in one step', () => {
     recordSampleOrder(journal, 'm1', { mode: 'market' })
-    journal.recordMarketTransaction({ ...sent, orderId: 'm1' })
+    journal.recordTransaction({ ...sent, orderId: 'm1' })
     const receipt = { txHash: sent.txHash, blockNumber: 12, gasUsed: 21_000n, effectiveGasPrice: maxUint256 } as const
-    journal.updateMarketTransaction({ ...receipt, status: 'reverted', revertReason: 'INSUFFICIENT_OUTPUT' })
-    journal.updateMarketTransaction({ ...receipt, status: 'reverted', revertReason: 'INSUFFICIENT_OUTPUT' })
-    expect(journal.getMarketTransaction(sent.txHash)).toMatchObject({ status: 'reverted', effectiveGasPrice: maxUint256 })
+    journal.updateTransaction({ ...receipt, status: 'reverted', revertReason: 'INSUFFICIENT_OUTPUT' })
+    journal.updateTransaction({ ...receipt, status: 'reverted', revertReason: 'INSUFFICIENT_OUTPUT' })
+    expect(journal.getTransaction(sent.txHash)).toMatchObject({ status: 'reverted', effectiveGasPrice: maxUint256 })
     expect(journal.orderHistory('m1')).toMatchObject([{ status: 'SIGNED' }, { status: 'reverted', reason: 'INSUFFICIENT_OUTPUT' }])
     expect(journal.openOrders()).toEqual([])
   })
