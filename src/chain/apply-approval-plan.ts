@@ -72,7 +72,7 @@ export async function applyApprovalPlan<M extends TradingMode>(
   let signedPermit: DeltaPermit | undefined
   const approve = async (spender: Address, amount: bigint, label: string) => {
     const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] })
-    transactions.push(await queue.send({ to: token, data, label }))
+    transactions.push(await queue.send({ to: token, data, label, purpose: 'approve' }))
   }
   for (const step of plan.steps) {
     switch (step.type) {
@@ -94,7 +94,12 @@ export async function applyApprovalPlan<M extends TradingMode>(
           args: [token, step.spender, step.amount, Number(permit2ExpirationOf(parameters, step))],
         })
         transactions.push(
-          await queue.send({ to: permit2Address, data, label: `Permit2 allowance of ${symbol} to the ${plan.mode} spender` }),
+          await queue.send({
+            to: permit2Address,
+            data,
+            label: `Permit2 allowance of ${symbol} to the ${plan.mode} spender`,
+            purpose: 'approve',
+          }),
         )
         break
       }

@@ -5,6 +5,7 @@ import {
   type Client,
   type Hex,
   isAddressEqual,
+  keccak256,
   type LocalAccount,
   type TransactionReceipt,
   type Transport,
@@ -45,6 +46,22 @@ export type TransactionRequest = {
   abi?: Abi | undefined
   /** What the transaction does, for logs and errors (e.g. "approve USDT to Delta"). */
   label?: string | undefined
+  /** What it is for, handed to `beforeBroadcast` (approvals sent by an approval plan say `approve`). */
+  purpose?: 'swap' | 'approve' | 'cancel' | 'wrap' | 'other' | undefined
+  /** Replaces the queue's `beforeBroadcast` for this transaction (e.g. to journal it together with its order). */
+  beforeBroadcast?: ((transaction: SignedTransaction) => void | Promise<void>) | undefined
+}
+
+/** A transaction signed and about to be broadcast: what a journal writes down before the node sees it. */
+export type SignedTransaction = {
+  hash: Hex
+  chainId: number
+  from: Address
+  to: Address
+  nonce: number
+  value: bigint
+  data: Hex
+  serializedTransaction: Hex
 }
 
 export type SentTransaction = {
@@ -75,6 +92,11 @@ export type CreateTransactionQueueParameters = {
   fallbackGasMarginPercent?: number | undefined
   /** Default 120 s. */
   receiptTimeoutMs?: number | undefined
+  /**
+   * Called with every signed transaction before it is broadcast (write-ahead: a crash after this call leaves a record
+   * of a transaction that may or may not have reached the node, never the reverse). A throw cancels the broadcast.
+   */
+  beforeBroadcast?: ((transaction: SignedTransaction, request: TransactionRequest) => void | Promise<void>) | undefined
 }
 
 /**
@@ -85,7 +107,7 @@ export type CreateTransactionQueueParameters = {
  * a base fee, legacy gasPrice otherwise. Receipts are awaited outside the queue, so sends pipeline.
  */
 export function createTransactionQueue(parameters: CreateTransactionQueueParameters): TransactionQueue {
-  const { client, account, clock = systemClock, logger, receiptTimeoutMs = 120_000 } = parameters
+  const { client, account, clock = systemClock, logger, receiptTimeoutMs = 120_000, beforeBroadcast } = parameters
   const margin = parameters.fallbackGasMarginPercent ?? 20
   if (!(margin >= 15 && margin <= 25)) throw new RangeError(`fallbackGasMarginPercent must be between 15 and 25, received ${margin}`)
   let nextNonce: number | undefined
@@ -115,6 +137,20 @@ export function createTransactionQueue(parameters: CreateTransactionQueueParamet
         gas,
         ...fees,
       })
+      const hook = request.beforeBroadcast ?? (beforeBroadcast && ((signed: SignedTransaction) => beforeBroadcast(signed, request)))
+      if (hook) {
+        const signed: SignedTransaction = {
+          hash: keccak256(serializedTransaction),
+          chainId,
+          from: account.address,
+          to: request.to,
+          nonce,
+          value: request.value ?? 0n,
+          data: request.data ?? '0x',
+          serializedTransaction,
+        }
+        await hook(signed)
+      }
       try {
         const hash = await sendRawTransaction(client, { serializedTransaction })
         nextNonce = nonce + 1

@@ -1,0 +1,40 @@
+import { type Address, erc20Abi } from 'viem'
+import { requireChainClients } from '../../chain/chain-clients.js'
+import { nativeTokenPlaceholder } from '../../protocol/addresses.js'
+import type { ExecutorContext } from './executor-context.js'
+
+/**
+ * Records the account's balances of the tokens an order will move (and of the native token, which pays the gas) the
+ * first time deltaflow trades them: the starting point of the conservation check. Read at one block before anything
+ * of the order is signed or sent; a token already recorded keeps its first baseline.
+ */
+export async function recordBalanceBaselines(
+  context: Pick<ExecutorContext, 'journal' | 'chains' | 'account'>,
+  holdings: readonly { chainId: number; tokens: readonly Address[] }[],
+): Promise<void> {
+  const { journal, account } = context
+  for (const { chainId, tokens } of holdings) {
+    const wanted = [...new Set([...tokens, nativeTokenPlaceholder].map((token) => token.toLowerCase() as Address))].filter(
+      (token) => journal.getBalanceBaseline(chainId, account.address, token) === undefined,
+    )
+    if (wanted.length === 0) continue
+    const { publicClient } = requireChainClients(context.chains, chainId)
+    const blockNumber = await publicClient.getBlockNumber()
+    const amounts = await Promise.all(
+      wanted.map((token) =>
+        token === nativeTokenPlaceholder.toLowerCase()
+          ? publicClient.getBalance({ address: account.address, blockNumber })
+          : publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account.address], blockNumber }),
+      ),
+    )
+    wanted.forEach((token, index) => {
+      journal.recordBalanceBaseline({
+        chainId,
+        account: account.address,
+        token,
+        amount: amounts[index] ?? 0n,
+        blockNumber: Number(blockNumber),
+      })
+    })
+  }
+}

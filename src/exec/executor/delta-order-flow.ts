@@ -1,0 +1,149 @@
+import { type Address, type Hex, keccak256 } from 'viem'
+import { type BuildDeltaOrderParameters, buildDeltaOrder } from '../../api/delta/build-delta-order.js'
+import type { DeltaPrice } from '../../api/delta/delta-price-schema.js'
+import type { JsonObject } from '../../api/json.js'
+import type { PermitPreference } from '../../chain/approval-plan.js'
+import { requireChainClients } from '../../chain/chain-clients.js'
+import { signDeltaOrder } from '../../chain/sign-delta-order.js'
+import { resolveSpender } from '../../chain/spender.js'
+import type { JournalOrder } from '../../journal/orders.js'
+import { approveForTrade } from '../approve-for-trade.js'
+import type { Intent } from '../intents/intent-schema.js'
+import { recordBalanceBaselines } from './balance-baselines.js'
+import type { ExecutorContext } from './executor-context.js'
+import { deterministicNonce, orderIdOf } from './order-identity.js'
+import { submitStoredDeltaOrder } from './submit-stored.js'
+
+/** How a Delta order is to be built from a price: the build fields beyond the route, owner, deadline, nonce and permit. */
+export type DeltaOrderPlan = {
+  intent: Exclude<Intent, { kind: 'cancel' | 'otc' }>
+  price: DeltaPrice
+  chainId: number
+  destChainId: number
+  srcToken: Address
+  /** On destChainId. */
+  destToken: Address
+  beneficiary: Address
+  side: 'SELL' | 'BUY'
+  /** Unix seconds. */
+  deadline: number
+  build: Omit<BuildDeltaOrderParameters, 'route' | 'side' | 'owner' | 'beneficiary' | 'deadline' | 'nonce' | 'permit'>
+  /** MARKET orders may carry a permit; LIMIT and TWAP orders settle over time and need an on-chain approval. */
+  permitPreference: PermitPreference
+  submit: { type: 'MARKET' | 'LIMIT'; partiallyFillable: boolean }
+}
+
+/** What the journal keeps of a signed Delta order: enough to submit it again, exactly as signed. */
+export type StoredDeltaPayload = {
+  chainId: number
+  order: JsonObject
+  signature: Hex
+  primaryType: string
+  type: 'MARKET' | 'LIMIT'
+  partiallyFillable: boolean
+}
+
+/**
+ * Approves (or permits), builds, signs, journals the signed order, then submits it once. The order is written before
+ * the venue sees it; a restart finds it and resolves it by hash instead of building another.
+ */
+export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrderPlan): Promise<JournalOrder> {
+  const { journal, account, api } = context
+  const orderId = orderIdOf(plan.intent.id)
+  const stored = journal.getOrder({ id: orderId })
+  if (stored) return stored.submitted ? stored : submitStoredDeltaOrder(context, stored)
+
+  const chain = requireChainClients(context.chains, plan.chainId)
+  const spender = resolveSpender({ contracts: context.contracts, chainId: plan.chainId, mode: 'delta' })
+  const nonce = deterministicNonce(account.address, orderId, 128)
+  await recordBalanceBaselines(context, [
+    { chainId: plan.chainId, tokens: plan.destChainId === plan.chainId ? [plan.srcToken, plan.destToken] : [plan.srcToken] },
+    ...(plan.destChainId === plan.chainId ? [] : [{ chainId: plan.destChainId, tokens: [plan.destToken] }]),
+  ])
+  const build = (permit: Hex) =>
+    buildDeltaOrder(api, {
+      ...plan.build,
+      route: plan.price.route,
+      side: plan.side,
+      owner: account.address,
+      beneficiary: plan.beneficiary,
+      deadline: plan.deadline,
+      nonce,
+      permit,
+    })
+  let built = await build('0x')
+  const amounts = orderAmounts(built.toSign.value)
+  const { permit, approvals } = await approveForTrade({
+    chain,
+    account,
+    queue: context.queueFor(plan.chainId),
+    spender,
+    token: plan.srcToken,
+    required: amounts.maxSrc,
+    deadline: BigInt(plan.deadline),
+    permitPreference: plan.permitPreference,
+  })
+  for (const txHash of approvals) {
+    journal.recordApproval({
+      chainId: plan.chainId,
+      owner: account.address,
+      token: plan.srcToken,
+      spender: spender.address,
+      mode: 'approve',
+      amount: amounts.maxSrc,
+      txHash,
+    })
+  }
+  if (permit !== undefined && permit !== '0x' && permit !== '0x01') built = await build(permit)
+  const signed = await signDeltaOrder(account, { toSign: built.toSign, delta: spender, orderHash: built.orderHash })
+  const payload: StoredDeltaPayload = {
+    chainId: plan.chainId,
+    order: built.toSign.value,
+    signature: signed.signature,
+    primaryType: signed.primaryType,
+    ...plan.submit,
+  }
+  const order = journal.recordSignedOrder({
+    id: orderId,
+    intentId: plan.intent.id,
+    mode: 'delta',
+    account: account.address,
+    beneficiary: plan.beneficiary,
+    chainId: plan.chainId,
+    destChainId: plan.destChainId,
+    orderHash: signed.orderHash,
+    nonce,
+    deadline: plan.deadline,
+    srcToken: plan.srcToken,
+    destToken: plan.destToken,
+    srcAmount: amounts.maxSrc,
+    destAmount: amounts.minDest,
+    side: plan.side,
+    signedPayload: payload,
+  })
+  if (permit !== undefined && permit.length > 4) {
+    journal.recordApproval({
+      chainId: plan.chainId,
+      owner: account.address,
+      token: plan.srcToken,
+      spender: spender.address,
+      mode: 'permit',
+      amount: amounts.maxSrc,
+      permitKind: `delta-permit-${(permit.length - 2) / 2}`,
+      permitHash: keccak256(permit),
+      orderId,
+    })
+  }
+  return submitStoredDeltaOrder(context, order)
+}
+
+/** The most source the order can take and the least destination it gives, from the signed struct. */
+function orderAmounts(value: JsonObject): { maxSrc: bigint; minDest: bigint } {
+  const field = (name: string): bigint | undefined => (value[name] === undefined ? undefined : BigInt(String(value[name])))
+  const slices = field('numSlices')
+  const perSlice = field('destAmountPerSlice')
+  return {
+    maxSrc: field('srcAmount') ?? field('totalSrcAmount') ?? field('maxSrcAmount') ?? 0n,
+    minDest: field('destAmount') ?? field('totalDestAmount') ?? (perSlice !== undefined && slices !== undefined ? perSlice * slices : 0n),
+  }
+}

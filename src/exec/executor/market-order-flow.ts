@@ -1,0 +1,162 @@
+import { type Address, isAddressEqual } from 'viem'
+import { buildMarketTransaction } from '../../api/market/build-market-transaction.js'
+import type { MarketPriceRoute } from '../../api/market/price-route-schema.js'
+import { requireChainClients } from '../../chain/chain-clients.js'
+import { resolveSpender } from '../../chain/spender.js'
+import { TransactionRevertedError } from '../../chain/transaction-errors.js'
+import type { SignedTransaction } from '../../chain/transaction-queue.js'
+import { BaseError } from '../../errors/base.js'
+import type { JournalOrder } from '../../journal/orders.js'
+import { nativeTokenPlaceholder } from '../../protocol/addresses.js'
+import { unixSeconds } from '../../time/clock.js'
+import { approveForTrade } from '../approve-for-trade.js'
+import type { Intent } from '../intents/intent-schema.js'
+import { recordBalanceBaselines } from './balance-baselines.js'
+import { reasonOf } from './execution-errors.js'
+import { dataHashOf, type ExecutorContext } from './executor-context.js'
+import { orderIdOf } from './order-identity.js'
+
+export class MarketRouterMismatchError extends BaseError {
+  override name = 'MarketRouterMismatchError'
+}
+
+/** What the journal keeps of a Market order: the signed transaction, enough to broadcast it again. */
+export type StoredMarketPayload = {
+  txHash: `0x${string}`
+  nonce: number
+  serializedTransaction: `0x${string}`
+  to: Address
+  value: string
+  slippageBps: number
+  /** Unix seconds: the router refuses the transaction after it. */
+  deadline: number
+}
+
+export type MarketOrderPlan = {
+  intent: Extract<Intent, { kind: 'swap' }>
+  route: MarketPriceRoute
+}
+
+/**
+ * Approves the router, builds the transaction, and broadcasts it through the account's queue. The order and its
+ * signed transaction are journaled in the queue's pre-broadcast hook, so a crash can never leave an unrecorded
+ * transaction on chain; the receipt (fill, revert reason, gas) is the reconciler's.
+ */
+export async function executeMarketOrder(context: ExecutorContext, { intent, route }: MarketOrderPlan): Promise<JournalOrder> {
+  const { journal, account } = context
+  const orderId = orderIdOf(intent.id)
+  const stored = journal.getOrder({ id: orderId })
+  if (stored) return stored
+
+  const chain = requireChainClients(context.chains, intent.chainId)
+  const spender = resolveSpender({ contracts: context.contracts, chainId: intent.chainId, mode: 'market' })
+  const queue = context.queueFor(intent.chainId)
+  const slippageBps = intent.maxSlippageBps
+  const deadline = unixSeconds(context.clock) + context.settings.marketValiditySeconds
+  const native = intent.srcToken.toLowerCase() === nativeTokenPlaceholder.toLowerCase()
+  await recordBalanceBaselines(context, [{ chainId: intent.chainId, tokens: [intent.srcToken, intent.destToken] }])
+  // The router may pull at most srcAmount on a SELL, srcAmount plus the slippage on a BUY.
+  const maxSrc = intent.side === 'SELL' ? route.srcAmount : (route.srcAmount * BigInt(10_000 + slippageBps) + 9_999n) / 10_000n
+  const minDest = intent.side === 'SELL' ? (route.destAmount * BigInt(10_000 - slippageBps)) / 10_000n : route.destAmount
+  let permit: `0x${string}` | undefined
+  if (!native) {
+    const approved = await approveForTrade({
+      chain,
+      account,
+      queue,
+      spender,
+      token: intent.srcToken,
+      required: maxSrc,
+      deadline: BigInt(deadline),
+      permitPreference: context.settings.permitPreference,
+    })
+    permit = approved.permit
+    for (const txHash of approved.approvals) {
+      journal.recordApproval({
+        chainId: intent.chainId,
+        owner: account.address,
+        token: intent.srcToken,
+        spender: spender.address,
+        mode: 'approve',
+        amount: maxSrc,
+        txHash,
+      })
+    }
+  }
+  const envelope = await buildMarketTransaction(context.api, {
+    priceRoute: route,
+    userAddress: account.address,
+    slippage: slippageBps,
+    deadline,
+    permit,
+  })
+  if (!isAddressEqual(envelope.to, spender.address)) {
+    throw new MarketRouterMismatchError('The Market transaction does not go to the router that was approved', {
+      details: { to: envelope.to, approved: spender.address },
+      hint: 'The deployment resource and the transaction builder disagree: stop and check the venue.',
+      errorClass: 'fatal',
+    })
+  }
+  const journalSigned = (transaction: SignedTransaction) => {
+    const payload: StoredMarketPayload = {
+      txHash: transaction.hash,
+      nonce: transaction.nonce,
+      serializedTransaction: transaction.serializedTransaction,
+      to: transaction.to,
+      value: transaction.value.toString(),
+      slippageBps,
+      deadline,
+    }
+    journal.recordSignedOrder({
+      id: orderId,
+      intentId: intent.id,
+      mode: 'market',
+      account: account.address,
+      chainId: intent.chainId,
+      nonce: BigInt(transaction.nonce),
+      deadline,
+      srcToken: intent.srcToken,
+      destToken: intent.destToken,
+      srcAmount: maxSrc,
+      destAmount: minDest,
+      side: intent.side,
+      signedPayload: payload,
+    })
+    journal.recordTransaction({
+      txHash: transaction.hash,
+      orderId,
+      purpose: 'swap',
+      chainId: transaction.chainId,
+      nonce: transaction.nonce,
+      from: transaction.from,
+      to: transaction.to,
+      value: transaction.value,
+      dataHash: dataHashOf(transaction.data),
+    })
+  }
+  try {
+    await queue.send({
+      to: envelope.to,
+      data: envelope.data,
+      value: envelope.value,
+      fallbackGas: envelope.gas,
+      from: envelope.from,
+      chainId: envelope.chainId,
+      purpose: 'swap',
+      label: `Market swap ${intent.srcToken} → ${intent.destToken}`,
+      beforeBroadcast: journalSigned,
+    })
+  } catch (error) {
+    const order = journal.getOrder({ id: orderId })
+    // Reverted on chain: it was broadcast and mined; the reconciler records the receipt and the reason.
+    if (order && error instanceof TransactionRevertedError && error.hash !== undefined) return journal.markSubmitted(orderId)
+    if (!order) {
+      // Nothing was signed: the estimate reverted or the node was unreachable before signing.
+      journal.failIntent(intent.id, reasonOf(error), 'chain')
+      throw error
+    }
+    // Signed and journaled; whether the node took it is for recovery to find out (by hash, then by nonce).
+    throw error
+  }
+  return journal.markSubmitted(orderId)
+}

@@ -1,0 +1,70 @@
+import type { DeltaPrice } from '../../api/delta/delta-price-schema.js'
+import type { MarketPriceRoute } from '../../api/market/price-route-schema.js'
+import { ModeUnavailableError, resolveSpender, type TradingMode } from '../../chain/spender.js'
+import type { Intent } from '../intents/intent-schema.js'
+import { chooseMode, type ModeChoice } from '../mode/choose-mode.js'
+import { quoteTrade } from '../quote-trade.js'
+import type { RiskQuote } from '../risk/intent-spend.js'
+import type { ExecutorContext } from './executor-context.js'
+import { priceImpactPercent } from './price-impact.js'
+
+export type PricedSwap = {
+  choice: ModeChoice
+  /** What the service's unified quote (/v2/quote, mode ALL) would have chosen, when asked. */
+  serviceChoice: 'delta' | 'market' | undefined
+  delta: DeltaPrice | undefined
+  market: MarketPriceRoute | undefined
+  /** Of the chosen mode's quote. */
+  riskQuote: RiskQuote
+}
+
+/**
+ * Prices a same-chain swap in both modes (the mode a chain lacks is `unavailable`), asks the unified quote for the
+ * service's own pick, and chooses by comparing net amounts (gas, fees and the Delta partner fee) under the preference
+ * and the intent's override.
+ */
+export async function priceSwap(context: ExecutorContext, intent: Extract<Intent, { kind: 'swap' }>): Promise<PricedSwap> {
+  const available = (mode: TradingMode): ModeUnavailableError | undefined => {
+    try {
+      resolveSpender({ contracts: context.contracts, chainId: intent.chainId, mode })
+      return undefined
+    } catch (error) {
+      if (error instanceof ModeUnavailableError) return error
+      throw error
+    }
+  }
+  const deltaMissing = available('delta')
+  const marketMissing = available('market')
+  const wanted = intent.mode === 'auto' ? 'all' : intent.mode
+  const mode = wanted === 'all' && deltaMissing ? 'market' : wanted === 'all' && marketMissing ? 'delta' : wanted
+  const [srcDecimals, destDecimals] = await Promise.all([
+    context.decimalsOf(intent.chainId, intent.srcToken),
+    context.decimalsOf(intent.chainId, intent.destToken),
+  ])
+  const quotes = await quoteTrade(context.api, {
+    chainId: intent.chainId,
+    destChainId: intent.chainId,
+    srcToken: { address: intent.srcToken, decimals: srcDecimals },
+    destToken: { address: intent.destToken, decimals: destDecimals },
+    amount: intent.amount,
+    side: intent.side,
+    mode,
+    userAddress: context.account.address,
+  })
+  const choice = chooseMode({
+    side: intent.side,
+    delta: deltaMissing ? { error: deltaMissing } : quotes.delta,
+    market: marketMissing ? { error: marketMissing } : quotes.market,
+    preference: context.settings.preference,
+    override: intent.mode === 'auto' ? undefined : intent.mode,
+  })
+  const delta = quotes.delta && 'price' in quotes.delta ? quotes.delta.price : undefined
+  const market = quotes.market && 'route' in quotes.market ? quotes.market.route : undefined
+  const riskQuote: RiskQuote =
+    choice.mode === 'delta' && delta
+      ? { srcAmount: delta.route.origin.input.amount, priceImpactPercent: priceImpactPercent({ delta }) }
+      : choice.mode === 'market' && market
+        ? { srcAmount: market.srcAmount, priceImpactPercent: priceImpactPercent({ market }) }
+        : {}
+  return { choice, serviceChoice: wanted === 'all' ? quotes.chosen : undefined, delta, market, riskQuote }
+}

@@ -1,0 +1,60 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { createExecutor } from '../../src/exec/executor/executor.js'
+import { createIntent } from '../../src/exec/intents/create-intent.js'
+import { systemClock } from '../../src/time/clock.js'
+import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
+import { sandboxToken } from '../helpers/otc.js'
+import { useSandbox } from '../helpers/sandbox.js'
+
+const directory = createTempDirectory()
+afterAll(() => directory.cleanup())
+
+describe('executor swap', () => {
+  const sandbox = useSandbox()
+
+  const swap = (key: string, fields: Record<string, unknown> = {}) =>
+    createIntent({
+      clock: systemClock,
+      key,
+      content: {
+        strategy: 'test',
+        kind: 'swap',
+        chainId: 1,
+        srcToken: sandboxToken(sandbox(), 1, 'USDC'),
+        destToken: sandboxToken(sandbox(), 1, 'WETH'),
+        amount: '1000000000',
+        side: 'SELL',
+        maxSlippageBps: 100,
+        maxPriceImpactPercent: 5,
+        ...fields,
+      },
+    })
+
+  it('submits a Delta order once and journals the mode choice when Delta is preferred', async () => {
+    const context = await sandboxExecutorContext(sandbox(), { accountIndex: 1, journalFile: directory.path('delta.sqlite') })
+    const executor = createExecutor(context)
+    const intent = swap('delta-1')
+    const first = await executor.execute(intent)
+    expect(first.status).toBe('accepted')
+    expect(first.modeChoice?.mode).toBe('delta')
+    expect(first.order).toMatchObject({ mode: 'delta', submitted: true })
+    const again = await executor.execute(intent)
+    expect(again.order?.id).toBe(first.order?.id)
+    expect(context.journal.listOrders()).toHaveLength(1)
+  })
+
+  it('broadcasts a Market swap when Market is preferred by a wide margin', async () => {
+    const context = await sandboxExecutorContext(sandbox(), {
+      accountIndex: 2,
+      journalFile: directory.path('market.sqlite'),
+      settings: { preference: { mode: 'market', marginBps: 10_000 } },
+    })
+    const executor = createExecutor(context)
+    const result = await executor.execute(swap('market-1'))
+    expect(result.status).toBe('accepted')
+    expect(result.modeChoice?.mode).toBe('market')
+    expect(result.order).toMatchObject({ mode: 'market', submitted: true })
+    const transactions = context.journal.transactionsOf(result.order?.id ?? '')
+    expect(transactions.map((transaction) => transaction.purpose)).toEqual(['swap'])
+  })
+})

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { privateKeyToAccount } from 'viem/accounts'
+import { type ApiClient, createApiClient } from '../../src/api/client.js'
+import { getContracts } from '../../src/api/resources/get-contracts.js'
+import { createChainClients } from '../../src/chain/chain-clients.js'
+import type { DeploymentContracts } from '../../src/chain/deployment.js'
+import { createExecutorContext, type ExecutorContext, type ExecutorSettings } from '../../src/exec/executor/executor-context.js'
+import type { KillSwitch } from '../../src/exec/risk/kill-switch.js'
+import { type RiskLimitsInput, riskLimitsSchema } from '../../src/exec/risk/risk-limits-schema.js'
+import { openJournal } from '../../src/journal/journal.js'
+import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
+import { systemClock } from '../../src/time/clock.js'
+
+/** A temp directory for journal files; `cleanup` removes it. */
+export function createTempDirectory(prefix = 'deltaflow-exec-'): { path: (name: string) => string; cleanup: () => void } {
+  const directory = mkdtempSync(join(tmpdir(), prefix))
+  return { path: (name) => join(directory, name), cleanup: () => rmSync(directory, { recursive: true, force: true }) }
+}
+
+export type SandboxExecutorOptions = {
+  accountIndex: number
+  journalFile: string
+  limits?: RiskLimitsInput
+  settings?: Partial<ExecutorSettings>
+  killSwitch?: KillSwitch
+}
+
+const contractsByUrl = new Map<string, Promise<DeploymentContracts>>()
+
+/** An executor context over a running sandbox: its API, its chains, a development account and a journal file. */
+export async function sandboxExecutorContext(sandbox: RunningSandbox, options: SandboxExecutorOptions): Promise<ExecutorContext> {
+  const key = developmentAccounts[options.accountIndex]?.privateKey
+  if (!key) throw new Error(`no development account ${options.accountIndex}`)
+  const account = privateKeyToAccount(key)
+  const api: ApiClient = createApiClient({ baseUrl: sandbox.url, retry: { retries: 2 } })
+  let contracts = contractsByUrl.get(sandbox.url)
+  if (!contracts) {
+    contracts = getContracts(api).then((deployment) => Object.fromEntries(deployment.chains))
+    contractsByUrl.set(sandbox.url, contracts)
+  }
+  const chains = createChainClients({
+    chains: sandbox.chains.map((chain) => ({ chainId: chain.chainId, rpcUrls: [chain.rpcUrl] })),
+    account,
+    pollingIntervalMs: 50,
+  })
+  return createExecutorContext({
+    api,
+    chains,
+    contracts: await contracts,
+    account,
+    journal: openJournal({ file: options.journalFile, clock: systemClock }),
+    clock: systemClock,
+    limits: riskLimitsSchema.parse(options.limits ?? {}),
+    killSwitch: options.killSwitch,
+    settings: options.settings,
+  })
+}
