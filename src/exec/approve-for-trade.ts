@@ -18,6 +18,10 @@ export type ApproveForTradeParameters<M extends 'delta' | 'market'> = {
   deadline: bigint
   /** Default `onchain`: an approve transaction where the token allows one; `permit` / `permit2` sign instead. */
   permitPreference?: PermitPreference | undefined
+  /** `exact` (default) grants what the trade needs; `unlimited` grants the maximum once. */
+  policy?: 'exact' | 'unlimited' | undefined
+  /** LIMIT and TWAP orders settle over time: they need an on-chain allowance, never a one-shot permit. */
+  settlesOverTime?: boolean | undefined
 }
 
 /**
@@ -37,8 +41,8 @@ export async function approveForTrade<M extends 'delta' | 'market'>(
     spender,
     required,
     ...allowances,
-    policy: 'exact',
-    settlesOverTime: false,
+    policy: parameters.policy ?? 'exact',
+    settlesOverTime: parameters.settlesOverTime ?? false,
     permitPreference: parameters.permitPreference ?? 'onchain',
   })
   const applied = await applyApprovalPlan({

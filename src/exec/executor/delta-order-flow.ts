@@ -79,9 +79,11 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
     queue: context.queueFor(plan.chainId),
     spender,
     token: plan.srcToken,
-    required: amounts.maxSrc,
+    required: amounts.maxSrc + outstandingDeltaAmount(context, plan.chainId, plan.srcToken),
     deadline: BigInt(plan.deadline),
     permitPreference: plan.permitPreference,
+    policy: context.settings.approvalPolicy,
+    settlesOverTime: plan.submit.type === 'LIMIT' || plan.build.orderType === 'TWAPOrder' || plan.build.orderType === 'TWAPBuyOrder',
   })
   for (const txHash of approvals) {
     journal.recordApproval({
@@ -135,6 +137,20 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
     })
   }
   return submitStoredDeltaOrder(context, order)
+}
+
+/**
+ * What the account's open Delta orders of this token on this chain can still pull: an approval for a new order must
+ * leave it to them (an approve sets the allowance, it does not add to it).
+ */
+function outstandingDeltaAmount(context: ExecutorContext, chainId: number, token: Address): bigint {
+  let outstanding = 0n
+  for (const order of context.journal.openOrders()) {
+    if (order.mode !== 'delta' || order.chainId !== chainId || order.srcToken !== token.toLowerCase()) continue
+    const spent = context.journal.fillsOf(order.id).reduce((sum, fill) => sum + fill.spentAmount, 0n)
+    if (order.srcAmount > spent) outstanding += order.srcAmount - spent
+  }
+  return outstanding
 }
 
 /** The most source the order can take and the least destination it gives, from the signed struct. */

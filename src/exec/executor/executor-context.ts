@@ -22,6 +22,11 @@ export type ExecutorSettings = {
   preference: ModePreference
   /** How the Delta contract gets its allowance for market-style Delta orders (LIMIT and TWAP always use an on-chain approval). */
   permitPreference: PermitPreference
+  /**
+   * How much allowance an approval grants: `exact` covers the order plus the unfilled part of the account's other open
+   * orders of the same token and spender; `unlimited` grants the maximum once (fewer transactions, more exposure).
+   */
+  approvalPolicy: 'exact' | 'unlimited'
   /** Seconds a market-style Delta order stays open. */
   deltaValiditySeconds: number
   /** Seconds a Market transaction's deadline lies ahead. */
@@ -35,6 +40,7 @@ export type ExecutorSettings = {
 export const defaultExecutorSettings: ExecutorSettings = {
   preference: { mode: 'delta', marginBps: 5 },
   permitPreference: 'onchain',
+  approvalPolicy: 'exact',
   deltaValiditySeconds: 600,
   marketValiditySeconds: 300,
   twapDeadlineSlackSeconds: 600,

@@ -69,6 +69,7 @@ export async function executeMarketOrder(context: ExecutorContext, { intent, rou
       required: maxSrc,
       deadline: BigInt(deadline),
       permitPreference: context.settings.permitPreference,
+      policy: context.settings.approvalPolicy,
     })
     permit = approved.permit
     for (const txHash of approved.approvals) {
