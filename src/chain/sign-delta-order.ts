@@ -72,7 +72,8 @@ export async function signDeltaOrder(account: SigningAccount, parameters: SignDe
       primaryType,
     })
   }
-  const signature = await account.signTypedData(typedData as never)
+  // A local key signs the digest just computed (the same signature as signTypedData, without hashing twice).
+  const signature = account.sign ? await account.sign({ hash: digest }) : await account.signTypedData(typedData as never)
   return { signature: toCompactSignature(signature), orderHash: digest, primaryType }
 }
 

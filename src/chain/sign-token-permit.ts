@@ -5,7 +5,8 @@ import { toCompactSignature } from '../protocol/signature.js'
 import { buildDaiPermitTypedData, buildEip2612PermitTypedData, type TokenDomain } from '../protocol/token-permits.js'
 
 /** What signing needs of an account: a local key (env or keystore) or any signer with the same two members. */
-export type SigningAccount = Pick<LocalAccount, 'address' | 'signTypedData'>
+/** Signs typed data; a local key may also sign a digest directly (`sign`), which skips hashing the typed data twice. */
+export type SigningAccount = Pick<LocalAccount, 'address' | 'signTypedData'> & Partial<Pick<LocalAccount, 'sign'>>
 
 // Each function signs one permit with the protocol core's typed data and returns it as the DeltaPermit it becomes
 // (encodeDeltaPermit turns it into the bytes of a Delta order or of a Market build's `permit`).

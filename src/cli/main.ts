@@ -1,5 +1,8 @@
 import { Command } from 'commander'
+import { registerCancelCommand } from './cancel.js'
 import { registerChainsCommand } from './chains.js'
+import { registerOrderCommand } from './order.js'
+import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerStartCommand } from './start.js'
@@ -15,5 +18,8 @@ registerChainsCommand(program)
 registerSandboxCommand(program)
 registerQuoteCommand(program)
 registerSwapCommand(program)
+registerOrdersCommand(program)
+registerOrderCommand(program)
+registerCancelCommand(program)
 
 await program.parseAsync(process.argv)
