@@ -4,6 +4,7 @@ import { registerChainsCommand } from './chains.js'
 import { registerOrderCommand } from './order.js'
 import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
+import { registerReconcileCommand } from './reconcile.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerStartCommand } from './start.js'
 import { registerSwapCommand } from './swap.js'
@@ -21,5 +22,9 @@ registerSwapCommand(program)
 registerOrdersCommand(program)
 registerOrderCommand(program)
 registerCancelCommand(program)
+registerReconcileCommand(program)
 
 await program.parseAsync(process.argv)
+// Every command has finished its work here (long-running ones wait for a signal inside their action); HTTP keep-alive
+// sockets would otherwise hold the process open for seconds. Writes to pipes and files are synchronous on Linux.
+process.exit()

@@ -1,100 +1,124 @@
+import { randomUUID } from 'node:crypto'
 import { type Command, InvalidArgumentError } from 'commander'
 import { formatUnits } from 'viem'
-import { quoteTrade, type TradeRequest } from '../exec/quote-trade.js'
-import { type DeltaSwapResult, swapWithDelta } from '../exec/swap-with-delta.js'
-import { type MarketSwapResult, swapWithMarket } from '../exec/swap-with-market.js'
+import { BaseError } from '../errors/base.js'
+import { createExecutor, type ExecutionOutcome } from '../exec/executor/executor.js'
+import { createIntent } from '../exec/intents/create-intent.js'
+import type { Journal } from '../journal/journal.js'
+import { isFinalStatus } from '../journal/order-status.js'
+import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { reportCommandError } from './command-errors.js'
-import { openSession } from './session.js'
+import { executorContextOf } from './executor-session.js'
+import { openCommandJournal } from './journal-file.js'
+import { openSession, type Session } from './session.js'
 import { addTradeOptions, type TradeOptions } from './trade-options.js'
 import { parseTradeAmount, resolveTradeToken, type TradeToken } from './trade-tokens.js'
 
-type SwapOptions = TradeOptions & { slippageBps: number; wait?: boolean; validFor: number }
+type SwapOptions = TradeOptions & { slippageBps: number; maxImpact: number; wait?: boolean; validFor: number }
+
+export class SwapNotExecutedError extends BaseError {
+  override name = 'SwapNotExecutedError'
+}
 
 export function registerSwapCommand(program: Command): void {
   addTradeOptions(
     program
       .command('swap')
-      .description('perform one swap end to end: approval or permit, build, sign, submit or broadcast')
+      .description('perform one swap end to end through the executor: risk check, mode choice, approval or permit, sign, submit, journal')
       .option('--slippage-bps <n>', 'slippage in basis points (100 = 1 %)', parseBps, 50)
+      .option('--max-impact <percent>', 'refuse a quote whose price impact is above this', parsePercent, 15)
       .option('--valid-for <seconds>', 'deadline of the order or transaction, seconds from now', parseSeconds, 600)
       .option('--wait', 'wait for a Delta order to reach a final status'),
   ).action(async (options: SwapOptions) => {
     const session = await openSession(options).catch((error) => reportCommandError(error, options.json))
     if (!session) return
+    const journal = openCommandJournal(options, session.clock, session.sandbox !== undefined)
     try {
       const destChainId = options.destChain ?? options.chain
       const sell = await resolveTradeToken(session, options.chain, options.sell, '--sell')
       const buy = await resolveTradeToken(session, destChainId, options.buy, '--buy')
-      const trade: TradeRequest = {
-        chainId: options.chain,
-        destChainId,
-        srcToken: sell,
-        destToken: buy,
-        amount: parseTradeAmount(options.amount, options.side === 'SELL' ? sell : buy),
-        side: options.side,
-        mode: options.mode,
-        userAddress: session.account.address,
+      const context = executorContextOf(session, journal)
+      context.settings.deltaValiditySeconds = options.validFor
+      context.settings.marketValiditySeconds = options.validFor
+      const executor = createExecutor(context)
+      await executor.recover()
+      const amount = parseTradeAmount(options.amount, options.side === 'SELL' ? sell : buy).toString()
+      const common = { strategy: 'cli', srcToken: sell.address, destToken: buy.address, amount, side: options.side }
+      const limits = { maxSlippageBps: options.slippageBps, maxPriceImpactPercent: options.maxImpact }
+      const content =
+        destChainId === options.chain
+          ? { ...common, ...limits, kind: 'swap', chainId: options.chain, mode: options.mode === 'all' ? 'auto' : options.mode }
+          : { ...common, ...limits, kind: 'crosschain', chainId: options.chain, destChainId }
+      const outcome = await executor.execute(createIntent({ content, key: `cli-swap-${randomUUID()}`, clock: session.clock }))
+      if (outcome.status === 'refused' || outcome.status === 'failed' || !outcome.order) {
+        throw new SwapNotExecutedError(`The swap was ${outcome.status}: ${outcome.reason ?? 'no order was made'}`, {
+          details: { intentId: outcome.intent.id },
+          hint: 'The journal keeps the intent and the reason: deltaflow order <intent id>.',
+          errorClass: 'operational',
+        })
       }
-      const quotes = await quoteTrade(session.api, trade)
-      const common = { trade, slippageBps: options.slippageBps, validForSeconds: options.validFor }
-      let result: DeltaSwapResult | MarketSwapResult
-      if (quotes.chosen === 'delta' && quotes.delta && 'price' in quotes.delta) {
-        result = await swapWithDelta(session, { ...common, price: quotes.delta.price, waitMs: options.wait ? 15 * 60_000 : undefined })
-      } else if (quotes.chosen === 'market' && quotes.market && 'route' in quotes.market) {
-        result = await swapWithMarket(session, { ...common, route: quotes.market.route })
-      } else {
-        const reasons = [quotes.delta, quotes.market].flatMap((quote) => (quote && 'error' in quote ? [quote.error] : []))
-        throw reasons[0] ?? new Error('no mode can execute this swap')
-      }
-      const failed = result.mode === 'delta' && ['FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'].includes(result.status)
-      if (options.json) process.stdout.write(`${JSON.stringify(describeResult(result, sell, buy, session.accountSource))}\n`)
-      else process.stdout.write(formatResult(result, sell, buy, session.accountSource))
-      if (failed) process.exitCode = 1
+      const settled = await settle(session, journal, outcome, options.wait ? 15 * 60_000 : 0)
+      const described = describeSwap(journal, settled, sell, buy, session.accountSource)
+      if (options.json) process.stdout.write(`${JSON.stringify(described)}\n`)
+      else process.stdout.write(formatSwap(described, sell, buy))
+      if (['FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'reverted', 'dropped'].includes(described.status)) process.exitCode = 1
     } catch (error) {
       reportCommandError(error, options.json)
     } finally {
+      journal.close()
       await session.close()
     }
   })
 }
 
-function describeResult(result: DeltaSwapResult | MarketSwapResult, sell: TradeToken, buy: TradeToken, account: string) {
-  const amounts = {
-    spent: { symbol: sell.symbol, amount: formatUnits(result.spent, sell.decimals), raw: result.spent.toString() },
-    received: { symbol: buy.symbol, amount: formatUnits(result.received, buy.decimals), raw: result.received.toString() },
-  }
-  if (result.mode === 'market') {
-    return {
-      mode: 'market',
-      account,
-      transactionHash: result.transactionHash,
-      approvals: result.approvals,
-      gasUsed: result.gasUsed.toString(),
-      ...amounts,
-    }
-  }
-  return {
-    mode: 'delta',
-    account,
-    orderId: result.orderId,
-    orderHash: result.orderHash,
-    status: result.status,
-    approvals: result.approvals,
-    transactions: result.transactions,
-    ...amounts,
+/** Reconciles the order (a Market receipt at once; a Delta order until final when waiting) and returns it fresh. */
+async function settle(session: Session, journal: Journal, outcome: ExecutionOutcome, waitMs: number): Promise<ExecutionOutcome> {
+  const orderId = outcome.order?.id as string
+  const until = session.clock.now() + waitMs
+  for (;;) {
+    await reconcileOrders({ journal, api: session.api, chains: session.chains, account: session.account.address, clock: session.clock })
+    const order = journal.getOrder({ id: orderId })
+    const final = order !== undefined && isFinalStatus(order.mode, order.status)
+    if (final || order?.mode !== 'delta' || session.clock.now() >= until) return { ...outcome, order }
+    await new Promise((resolve) => setTimeout(resolve, 500))
   }
 }
 
-function formatResult(result: DeltaSwapResult | MarketSwapResult, sell: TradeToken, buy: TradeToken, account: string): string {
-  const described = describeResult(result, sell, buy, account)
-  const lines = [`${described.mode === 'delta' ? 'Delta' : 'Market'} swap from ${account}`]
-  if (result.approvals.length > 0) lines.push(`  approvals: ${result.approvals.join(', ')}`)
-  if (result.mode === 'delta') {
-    lines.push(`  order ${result.orderId} (${result.orderHash}): ${result.status}`)
-    for (const fill of result.transactions) lines.push(`  fill ${fill.originTx}${fill.destinationTx ? ` → ${fill.destinationTx}` : ''}`)
-  } else {
-    lines.push(`  transaction ${result.transactionHash} (gas ${result.gasUsed})`)
+type SwapDescription = ReturnType<typeof describeSwap>
+
+function describeSwap(journal: Journal, outcome: ExecutionOutcome, sell: TradeToken, buy: TradeToken, account: string) {
+  const order = outcome.order as NonNullable<ExecutionOutcome['order']>
+  const fills = journal.fillsOf(order.id)
+  const spent = fills.reduce((sum, fill) => sum + fill.spentAmount, 0n)
+  const received = fills.reduce((sum, fill) => sum + fill.receivedAmount, 0n)
+  const transactions = journal.transactionsFrom(order.account, order.chainId)
+  const approvals = transactions
+    .filter((transaction) => transaction.purpose === 'approve' && transaction.sentAt >= outcome.intent.createdAt)
+    .map((transaction) => transaction.txHash)
+  const swap = journal.transactionsOf(order.id).find((transaction) => transaction.purpose === 'swap')
+  return {
+    mode: order.mode,
+    account,
+    intentId: outcome.intent.id,
+    orderId: order.id,
+    status: order.status,
+    ...(order.mode === 'delta' ? { venueOrderId: order.venueId, orderHash: order.orderHash } : {}),
+    ...(swap ? { transactionHash: swap.txHash, gasUsed: swap.gasUsed?.toString() ?? null } : {}),
+    approvals,
+    modeChoice: outcome.modeChoice ? { mode: outcome.modeChoice.mode, reason: outcome.modeChoice.explanation } : null,
+    fills: fills.map((fill) => ({ txHash: fill.txHash, destinationTxHash: fill.destinationTxHash, source: fill.source })),
+    spent: { symbol: sell.symbol, amount: formatUnits(spent, sell.decimals), raw: spent.toString() },
+    received: { symbol: buy.symbol, amount: formatUnits(received, buy.decimals), raw: received.toString() },
   }
+}
+
+function formatSwap(described: SwapDescription, sell: TradeToken, buy: TradeToken): string {
+  const lines = [`${described.mode === 'delta' ? 'Delta' : 'Market'} swap from ${described.account}`]
+  if (described.modeChoice) lines.push(`  mode: ${described.modeChoice.reason}`)
+  if (described.approvals.length > 0) lines.push(`  approvals: ${described.approvals.join(', ')}`)
+  lines.push(`  order ${described.orderId}${described.venueOrderId ? ` (venue ${described.venueOrderId})` : ''}: ${described.status}`)
+  if (described.transactionHash) lines.push(`  transaction ${described.transactionHash} (gas ${described.gasUsed ?? 'pending'})`)
+  for (const fill of described.fills) lines.push(`  fill ${fill.txHash}${fill.destinationTxHash ? ` → ${fill.destinationTxHash}` : ''}`)
   lines.push(`  spent ${described.spent.amount} ${sell.symbol}, received ${described.received.amount} ${buy.symbol}`, '')
   return lines.join('\n')
 }
@@ -105,8 +129,15 @@ function parseBps(value: string): number {
   return parsed
 }
 
+function parsePercent(value: string): number {
+  const parsed = Number(value)
+  if (!(parsed > 0 && parsed <= 100))
+    throw new InvalidArgumentError(`--max-impact expects a percent above 0 and at most 100, received "${value}"`)
+  return parsed
+}
+
 function parseSeconds(value: string): number {
   const parsed = Number(value)
-  if (!/^\d+$/.test(value) || parsed < 30) throw new InvalidArgumentError(`--valid-for expects at least 30 seconds, received "${value}"`)
+  if (!/^\d+$/.test(value) || parsed < 60) throw new InvalidArgumentError(`--valid-for expects at least 60 seconds, received "${value}"`)
   return parsed
 }

@@ -4,10 +4,17 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createPublicClient, erc20Abi, http, parseEther, parseUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createExecutor } from '../../src/exec/executor/executor.js'
+import { createIntent } from '../../src/exec/intents/create-intent.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
+import { systemClock } from '../../src/time/clock.js'
+import { createTempDirectory, venueExecutorContext } from '../helpers/executor.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
+const directory = createTempDirectory('deltaflow-cli-')
+/** One journal per account, as one bot keeps one journal. */
+const journalOf = (index: number) => directory.path(`account-${index}.sqlite`)
 const run = promisify(execFile)
 
 /** `deltaflow <args>` as a user runs it; resolves with its exit code and output (never rejects). */
@@ -41,9 +48,11 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
     const exited = new Promise((resolve) => sandbox.once('exit', resolve))
     sandbox.kill('SIGTERM')
     await exited
+    directory.cleanup()
   })
 
-  const venue = () => ['--venue', info.url, '--rpc', `1=${info.chains[0]?.rpcUrl}`, '--chain', '1']
+  const venueOnly = (index: number) => ['--venue', info.url, '--rpc', `1=${info.chains[0]?.rpcUrl}`, '--db', journalOf(index)]
+  const venue = (index = 0) => [...venueOnly(index), '--chain', '1']
   const key = (index: number) => ({ DELTAFLOW_PRIVATE_KEY: developmentAccounts[index]?.privateKey ?? '' })
   const client = () => createPublicClient({ transport: http(info.chains[0]?.rpcUrl) })
   const token = (symbol: string) => info.tokens.find((candidate) => candidate.chainId === 1 && candidate.symbol === symbol)?.address ?? '0x'
@@ -67,7 +76,7 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
   it('swaps through Market: approves the router, broadcasts, and reports what moved on-chain', async () => {
     const before = { usdc: await balanceOf('USDC', 2), weth: await balanceOf('WETH', 2) }
     const { code, stdout, stderr } = await deltaflow(
-      ['swap', ...venue(), '--sell', 'USDC', '--buy', 'WETH', '--amount', '250', '--mode', 'market', '--json'],
+      ['swap', ...venue(2), '--sell', 'USDC', '--buy', 'WETH', '--amount', '250', '--mode', 'market', '--json'],
       key(2),
     )
     expect(code, stderr).toBe(0)
@@ -82,7 +91,7 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
   it('swaps through Delta and waits for the agents to fill the order', async () => {
     const before = { dai: await balanceOf('DAI', 3), usdc: await balanceOf('USDC', 3) }
     const { code, stdout, stderr } = await deltaflow(
-      ['swap', ...venue(), '--sell', 'DAI', '--buy', 'USDC', '--amount', '500', '--mode', 'delta', '--wait', '--json'],
+      ['swap', ...venue(3), '--sell', 'DAI', '--buy', 'USDC', '--amount', '500', '--mode', 'delta', '--wait', '--json'],
       key(3),
     )
     expect(code, stderr).toBe(0)
@@ -92,9 +101,63 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
     expect((await balanceOf('USDC', 3)) - before.usdc).toBe(BigInt(result.received.raw))
   })
 
+  it('lists, shows and reconciles the journaled Delta swap, and its balances reconcile to the wei', async () => {
+    const listed = await deltaflow(['orders', '--db', journalOf(3), '--json'])
+    expect(listed.code, listed.stderr).toBe(0)
+    const { orders } = JSON.parse(listed.stdout) as { orders: { id: string; mode: string; status: string }[] }
+    expect(orders).toHaveLength(1)
+    expect(orders[0]).toMatchObject({ mode: 'delta', status: 'COMPLETED' })
+    const shown = await deltaflow(['order', orders[0]?.id ?? '', '--db', journalOf(3), '--json'])
+    expect(shown.code, shown.stderr).toBe(0)
+    const report = JSON.parse(shown.stdout) as { history: { status: string }[]; fills: { source: string }[] }
+    expect(report.history.map((change) => change.status)).toContain('COMPLETED')
+    expect(report.fills.map((fill) => fill.source)).toEqual(['both'])
+    const reconciled = await deltaflow(['reconcile', ...venueOnly(3), '--check-balances', '--json'], key(3))
+    expect(reconciled.code, reconciled.stderr + reconciled.stdout).toBe(0)
+    const { balances } = JSON.parse(reconciled.stdout) as { balances: { balanced: boolean; tokens: unknown[] } }
+    expect(balances.balanced).toBe(true)
+    expect(balances.tokens.length).toBeGreaterThanOrEqual(3)
+    const none = await deltaflow(['orders', '--db', journalOf(3), '--status', 'PENDING', '--json'])
+    expect(JSON.parse(none.stdout)).toEqual({ orders: [] })
+    const bogus = await deltaflow(['orders', '--db', journalOf(3), '--status', 'DONE'])
+    expect(bogus.code).toBe(1)
+    expect(bogus.stderr).toMatch(/--status expects an order status .* received "DONE"/)
+  })
+
+  it('cancels an open LIMIT order of the journal and reconciles it to CANCELLED', async () => {
+    const context = await venueExecutorContext(info, { accountIndex: 6, journalFile: journalOf(6) })
+    const intent = createIntent({
+      clock: systemClock,
+      key: 'cli-cancel',
+      content: {
+        strategy: 'ladder',
+        kind: 'limit',
+        chainId: 1,
+        srcToken: token('USDC'),
+        destToken: token('WETH'),
+        srcAmount: '100000000',
+        destAmount: parseEther('10').toString(),
+        validitySeconds: 3600,
+      },
+    })
+    const placed = await createExecutor(context).execute(intent)
+    context.journal.close()
+    expect(placed.order).toMatchObject({ mode: 'delta', status: 'PENDING' })
+    const cancelled = await deltaflow(['cancel', intent.id, ...venueOnly(6), '--json'], key(6))
+    expect(cancelled.code, cancelled.stderr + cancelled.stdout).toBe(0)
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ outcomes: [{ id: intent.id, outcome: 'requested' }] })
+    let status = ''
+    for (let attempt = 0; attempt < 20 && status !== 'CANCELLED'; attempt++) {
+      await deltaflow(['reconcile', ...venueOnly(6), '--json'], key(6))
+      const listed = await deltaflow(['orders', '--db', journalOf(6), '--json'])
+      status = (JSON.parse(listed.stdout) as { orders: { status: string }[] }).orders[0]?.status ?? ''
+    }
+    expect(status).toBe('CANCELLED')
+  })
+
   it('sells native ETH through Market without any approval', async () => {
     const { code, stdout, stderr } = await deltaflow(
-      ['swap', ...venue(), '--sell', 'ETH', '--buy', 'USDC', '--amount', '0.2', '--mode', 'market', '--json'],
+      ['swap', ...venue(4), '--sell', 'ETH', '--buy', 'USDC', '--amount', '0.2', '--mode', 'market', '--json'],
       key(4),
     )
     expect(code, stderr).toBe(0)

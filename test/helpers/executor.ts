@@ -31,7 +31,15 @@ export type SandboxExecutorOptions = {
 const contractsByUrl = new Map<string, Promise<DeploymentContracts>>()
 
 /** An executor context over a running sandbox: its API, its chains, a development account and a journal file. */
-export async function sandboxExecutorContext(sandbox: RunningSandbox, options: SandboxExecutorOptions): Promise<ExecutorContext> {
+export function sandboxExecutorContext(sandbox: RunningSandbox, options: SandboxExecutorOptions): Promise<ExecutorContext> {
+  return venueExecutorContext({ url: sandbox.url, chains: sandbox.chains }, options)
+}
+
+/** The same over a sandbox known only by its URL and chains (e.g. one `deltaflow sandbox` process runs). */
+export async function venueExecutorContext(
+  sandbox: { url: string; chains: readonly { chainId: number; rpcUrl: string }[] },
+  options: SandboxExecutorOptions,
+): Promise<ExecutorContext> {
   const key = developmentAccounts[options.accountIndex]?.privateKey
   if (!key) throw new Error(`no development account ${options.accountIndex}`)
   const account = privateKeyToAccount(key)
