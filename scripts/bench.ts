@@ -1,7 +1,9 @@
 // Benchmarks: `npm run bench` prints one line per figure; `--json` prints the raw results.
 // `npm run bench -- chains sandbox-start` runs only the named ones.
 import { benchChainsUp } from './bench/chains.js'
+import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
+import { benchReconcile } from './bench/reconcile.js'
 import { benchSandboxDeltaSubmit } from './bench/sandbox-delta-submit.js'
 import { benchSandboxPrices } from './bench/sandbox-prices.js'
 import { benchSandboxStart } from './bench/sandbox-start.js'
@@ -13,6 +15,8 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'sandbox-prices': () => benchSandboxPrices(),
   'sandbox-delta-submit': () => benchSandboxDeltaSubmit(),
   journal: () => benchJournalAppend(),
+  reconcile: () => benchReconcile(),
+  'intent-to-signed': () => benchIntentToSigned(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

@@ -35,16 +35,23 @@ export function findOrders(context: Pick<ExecutorContext, 'journal'>, id: string
 export async function cancelOrders(context: ExecutorContext, ids: readonly string[]): Promise<CancelOutcome[]> {
   const outcomes: CancelOutcome[] = []
   const deltaByChain = new Map<number, { id: string; order: JournalOrder }[]>()
+  // The same order named twice (by intent id and by venue id) is cancelled once: an OTC cancel costs a transaction.
+  const otcDone = new Map<string, CancelOutcome>()
   for (const id of ids) {
     const [order] = findOrders(context, id)
-    if (!order) {
+    const otcOutcome = order && otcDone.get(order.id)
+    if (otcOutcome) {
+      outcomes.push({ ...otcOutcome, id })
+    } else if (!order) {
       outcomes.push({ id, outcome: 'not-found', detail: 'no order in the journal has this local id, intent id, venue id or hash' })
     } else if (isFinalStatus(order.mode, order.status)) {
       outcomes.push({ id, orderId: order.id, outcome: 'final', detail: `already ${order.status}` })
     } else if (order.mode === 'market') {
       outcomes.push({ id, orderId: order.id, outcome: 'not-cancellable', detail: 'a broadcast Market transaction cannot be cancelled' })
     } else if (order.mode === 'otc') {
-      outcomes.push(await cancelOtcOrder(context, id, order))
+      const outcome = await cancelOtcOrder(context, id, order)
+      otcDone.set(order.id, outcome)
+      outcomes.push(outcome)
     } else if (order.venueId === null) {
       outcomes.push({ id, orderId: order.id, outcome: 'not-cancellable', detail: 'not yet known to the venue; run recovery first' })
     } else {
@@ -62,7 +69,7 @@ async function cancelDeltaGroup(
   chainId: number,
   group: readonly { id: string; order: JournalOrder }[],
 ): Promise<CancelOutcome[]> {
-  const orderIds = group.map(({ order }) => order.venueId as string)
+  const orderIds = [...new Set(group.map(({ order }) => order.venueId as string))]
   try {
     const delta = resolveSpender({ contracts: context.contracts, chainId, mode: 'delta' })
     const built = await buildDeltaCancellation(context.api, { orderIds })

@@ -1,10 +1,15 @@
-import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { getOtcFillableBalance } from '../../api/otc/get-otc-fillable-balance.js'
 import { getOtcOrder } from '../../api/otc/get-otc-order.js'
 import type { OtcOrder } from '../../api/otc/otc-order-schema.js'
 import { postOtcOrder } from '../../api/otc/post-otc-order.js'
+import { applyApprovalPlan } from '../../chain/apply-approval-plan.js'
+import { planApproval } from '../../chain/approval-plan.js'
 import { requireChainClients } from '../../chain/chain-clients.js'
+import { detectTokenCapabilities } from '../../chain/detect-token-capabilities.js'
+import { readAllowances } from '../../chain/read-allowances.js'
 import { signRfqOrder } from '../../chain/sign-rfq-order.js'
-import { resolveSpender } from '../../chain/spender.js'
+import { resolveSpender, type Spender } from '../../chain/spender.js'
 import type { Journal } from '../../journal/journal.js'
 import { JournalConflictError } from '../../journal/journal-errors.js'
 import type { JournalOrder } from '../../journal/orders.js'
@@ -21,8 +26,8 @@ import { deterministicNonce, orderIdOf } from './order-identity.js'
 type StoredOtcPayload = { order: Record<keyof RfqOrder, string>; signature: Hex }
 
 /**
- * Posts a maker-signed P2P order: approves the RFQ contract for the maker amount (on chain; the order settles whenever
- * the taker fills it), signs, journals, posts once. No gas is spent on the order itself.
+ * Posts a maker-signed P2P order: approves the RFQ contract on chain (the order settles whenever the taker fills it;
+ * see approveRfq), signs, journals, posts once. No gas is spent on the order itself.
  */
 export async function executeOtcOrder(context: ExecutorContext, intent: Extract<Intent, { kind: 'otc' }>): Promise<JournalOrder> {
   const { journal, account } = context
@@ -32,30 +37,7 @@ export async function executeOtcOrder(context: ExecutorContext, intent: Extract<
 
   const rfq = resolveSpender({ contracts: context.contracts, chainId: intent.chainId, mode: 'rfq' })
   await recordBalanceBaselines(context, [{ chainId: intent.chainId, tokens: [intent.makerAsset, intent.takerAsset] }])
-  const { publicClient } = requireChainClients(context.chains, intent.chainId)
-  const allowance = await publicClient.readContract({
-    address: intent.makerAsset,
-    abi: erc20Abi,
-    functionName: 'allowance',
-    args: [account.address, rfq.address],
-  })
-  if (allowance < intent.makerAmount) {
-    const sent = await context.queueFor(intent.chainId).send({
-      to: intent.makerAsset,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [rfq.address, intent.makerAmount] }),
-      purpose: 'approve',
-      label: `approve ${intent.makerAsset} to the RFQ contract`,
-    })
-    journal.recordApproval({
-      chainId: intent.chainId,
-      owner: account.address,
-      token: intent.makerAsset,
-      spender: rfq.address,
-      mode: 'approve',
-      amount: intent.makerAmount,
-      txHash: sent.hash,
-    })
-  }
+  await approveRfq(context, intent, rfq)
   const nonce = deterministicNonce(account.address, orderId, 96)
   const order: RfqOrder = {
     nonceAndMeta: packNonceAndMeta({ intendedTaker: intent.taker, nonce }),
@@ -89,6 +71,53 @@ export async function executeOtcOrder(context: ExecutorContext, intent: Extract<
     signedPayload: payload,
   })
   return postStoredOtcOrder(context, recorded)
+}
+
+/**
+ * Approves the RFQ contract for this order on top of what the maker's live orders of the token still reserve at the
+ * venue: the orders share one allowance, and an allowance of this order alone would leave the others short once
+ * one fills (the venue then suspends them). USDT-style tokens go through 0 first; a permit-only token cannot back
+ * an RFQ order and is refused (ApprovalNotPossibleError).
+ */
+async function approveRfq(context: ExecutorContext, intent: Extract<Intent, { kind: 'otc' }>, rfq: Spender<'rfq'>): Promise<void> {
+  const { account, journal } = context
+  const chain = requireChainClients(context.chains, intent.chainId)
+  const reservedByToken = await getOtcFillableBalance(context.api, {
+    chainId: intent.chainId,
+    account: account.address,
+    token: intent.makerAsset,
+  })
+  const reserved = reservedByToken[intent.makerAsset.toLowerCase()] ?? 0n
+  const required = reserved + intent.makerAmount
+  const [token, allowances] = await Promise.all([
+    detectTokenCapabilities(chain.publicClient, { token: intent.makerAsset }),
+    readAllowances(chain.publicClient, { token: intent.makerAsset, owner: account.address, spender: rfq }),
+  ])
+  const plan = planApproval({
+    mode: 'rfq',
+    token,
+    owner: account.address,
+    spender: rfq,
+    required,
+    ...allowances,
+    policy: context.settings.approvalPolicy,
+    settlesOverTime: true,
+    permitPreference: 'onchain',
+  })
+  const applied = await applyApprovalPlan({ plan, client: chain.publicClient, queue: context.queueFor(intent.chainId), account })
+  // An RFQ plan has on-chain steps only (a reset to 0, then the approve), one transaction each, in order.
+  applied.transactions.forEach((transaction, index) => {
+    const step = plan.steps[index]
+    journal.recordApproval({
+      chainId: intent.chainId,
+      owner: account.address,
+      token: intent.makerAsset,
+      spender: rfq.address,
+      mode: 'approve',
+      amount: step?.type === 'approve' ? step.amount : 0n,
+      txHash: transaction.hash,
+    })
+  })
 }
 
 /** Posts a journaled OTC order as signed; a final refusal fails it, anything else leaves it for recovery. */

@@ -87,6 +87,10 @@ export async function planDeltaIntent(context: ExecutorContext, intent: DeltaOnl
     }
     case 'twap-buy': {
       const quoted = await price(intent.totalDestAmount / BigInt(intent.numSlices), 'BUY')
+      // The contract lets each slice spend at most maxSrcAmount / numSlices: the per-slice guard holds for every
+      // slice, not only the one quoted now, when the signed total is capped at numSlices times it.
+      const perSliceCap = intent.maxSrcAmountPerSlice === undefined ? undefined : intent.maxSrcAmountPerSlice * BigInt(intent.numSlices)
+      const maxSrcAmount = perSliceCap !== undefined && perSliceCap < intent.maxSrcAmount ? perSliceCap : intent.maxSrcAmount
       return {
         plan: {
           ...common,
@@ -99,7 +103,7 @@ export async function planDeltaIntent(context: ExecutorContext, intent: DeltaOnl
             interval: intent.intervalSeconds,
             numSlices: intent.numSlices,
             totalDestAmount: intent.totalDestAmount,
-            maxSrcAmount: intent.maxSrcAmount,
+            maxSrcAmount,
             slippage: intent.maxSlippageBps,
           },
           permitPreference: 'onchain',

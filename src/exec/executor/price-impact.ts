@@ -12,6 +12,7 @@ export function priceImpactPercent(quote: { delta: DeltaPrice } | { market: Mark
       : [quote.market.srcUSD, quote.market.destUSD]
   const inputUsd = Number(input)
   const outputUsd = Number(output)
-  if (!(inputUsd > 0) || !Number.isFinite(outputUsd)) return undefined
+  // A zero output value is a token the service has no USD price for, not a total loss: the amounts were quoted.
+  if (!(inputUsd > 0) || !(outputUsd > 0) || !Number.isFinite(inputUsd) || !Number.isFinite(outputUsd)) return undefined
   return Math.max(0, ((inputUsd - outputUsd) / inputUsd) * 100)
 }

@@ -3,7 +3,7 @@ import type { MarketPriceRoute } from '../../api/market/price-route-schema.js'
 import { ModeUnavailableError, resolveSpender, type TradingMode } from '../../chain/spender.js'
 import type { Intent } from '../intents/intent-schema.js'
 import { chooseMode, type ModeChoice } from '../mode/choose-mode.js'
-import { quoteTrade } from '../quote-trade.js'
+import { quoteTrade, type TradeQuotes } from '../quote-trade.js'
 import type { RiskQuote } from '../risk/intent-spend.js'
 import type { ExecutorContext } from './executor-context.js'
 import { priceImpactPercent } from './price-impact.js'
@@ -19,9 +19,9 @@ export type PricedSwap = {
 }
 
 /**
- * Prices a same-chain swap in both modes (the mode a chain lacks is `unavailable`), asks the unified quote for the
- * service's own pick, and chooses by comparing net amounts (gas, fees and the Delta partner fee) under the preference
- * and the intent's override.
+ * Prices a same-chain swap in both modes (the mode a chain lacks is `unavailable`, and is not asked for), asks the
+ * unified quote for the service's own pick when both are quoted, and chooses by comparing net amounts (gas, fees and
+ * the Delta partner fee) under the preference and the intent's override.
  */
 export async function priceSwap(context: ExecutorContext, intent: Extract<Intent, { kind: 'swap' }>): Promise<PricedSwap> {
   const available = (mode: TradingMode): ModeUnavailableError | undefined => {
@@ -35,22 +35,26 @@ export async function priceSwap(context: ExecutorContext, intent: Extract<Intent
   }
   const deltaMissing = available('delta')
   const marketMissing = available('market')
-  const wanted = intent.mode === 'auto' ? 'all' : intent.mode
-  const mode = wanted === 'all' && deltaMissing ? 'market' : wanted === 'all' && marketMissing ? 'delta' : wanted
+  // Every mode the chain has is quoted, an override too: the journal then shows what the override gave up, and a
+  // mode the intent did not ask for is never recorded as missing from the chain.
+  const mode = deltaMissing ? (marketMissing ? undefined : 'market') : marketMissing ? 'delta' : 'all'
   const [srcDecimals, destDecimals] = await Promise.all([
     context.decimalsOf(intent.chainId, intent.srcToken),
     context.decimalsOf(intent.chainId, intent.destToken),
   ])
-  const quotes = await quoteTrade(context.api, {
-    chainId: intent.chainId,
-    destChainId: intent.chainId,
-    srcToken: { address: intent.srcToken, decimals: srcDecimals },
-    destToken: { address: intent.destToken, decimals: destDecimals },
-    amount: intent.amount,
-    side: intent.side,
-    mode,
-    userAddress: context.account.address,
-  })
+  const quotes: TradeQuotes =
+    mode === undefined
+      ? { delta: undefined, market: undefined, chosen: undefined }
+      : await quoteTrade(context.api, {
+          chainId: intent.chainId,
+          destChainId: intent.chainId,
+          srcToken: { address: intent.srcToken, decimals: srcDecimals },
+          destToken: { address: intent.destToken, decimals: destDecimals },
+          amount: intent.amount,
+          side: intent.side,
+          mode,
+          userAddress: context.account.address,
+        })
   const choice = chooseMode({
     side: intent.side,
     delta: deltaMissing ? { error: deltaMissing } : quotes.delta,
@@ -66,5 +70,5 @@ export async function priceSwap(context: ExecutorContext, intent: Extract<Intent
       : choice.mode === 'market' && market
         ? { srcAmount: market.srcAmount, priceImpactPercent: priceImpactPercent({ market }) }
         : {}
-  return { choice, serviceChoice: wanted === 'all' ? quotes.chosen : undefined, delta, market, riskQuote }
+  return { choice, serviceChoice: mode === 'all' ? quotes.chosen : undefined, delta, market, riskQuote }
 }
