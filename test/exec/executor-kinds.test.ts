@@ -445,9 +445,7 @@ describe('executor cancel intent', () => {
     expect(restarted.context.journal.listOrders()).toHaveLength(1)
   })
 
-  // Known bug (src/exec/executor/executor.ts, executeCancel): an intent id without an order maps to no id at all, so
-  // the cancel is journaled done although it cancelled nothing. Turn this into it() once that is fixed.
-  it.fails('fails a cancel intent naming an intent that has no order', async () => {
+  it('fails a cancel intent naming an intent that has no order', async () => {
     const { context, executor } = await executorFor(7, 'cancel.sqlite')
     const cancel = intentOf('cancel-unknown', { kind: 'cancel', intentIds: ['no-such-intent'] })
     const outcome = await executor.execute(cancel)

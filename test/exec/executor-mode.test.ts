@@ -180,10 +180,7 @@ describe('executor mode choice on a chain without Delta', () => {
     expect(context.journal.riskUsage().tokens).toEqual({})
   })
 
-  // Known bug (src/exec/executor/executor.ts, price(), case 'swap'): accept() runs the risk check with the chosen
-  // mode's quote before the missing mode is noticed; a BUY without a chosen quote has no known spend, so it is refused
-  // as quoteRequired ("price the intent first") instead of mode. Turn into it() once fixed.
-  it.fails('refuses a BUY asking for Delta on chain 100 with limit mode', async () => {
+  it('refuses a BUY asking for Delta on chain 100 with limit mode', async () => {
     const { context, executor } = await executorFor(7, 'gnosis-delta-buy.sqlite')
     const outcome = await executor.execute(
       swap('gnosis-delta-buy', { chainId: 100, mode: 'delta', side: 'BUY', amount: '10000000000000000' }),

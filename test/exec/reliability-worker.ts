@@ -7,8 +7,8 @@ import { createExecutor } from '../../src/exec/executor/executor.js'
 import { createExecutorContext } from '../../src/exec/executor/executor-context.js'
 import { riskLimitsSchema } from '../../src/exec/risk/risk-limits-schema.js'
 import { openJournal } from '../../src/journal/journal.js'
-import { reconcileUntilSettled, reliabilityAccount, reliabilityIntents, type WorkerConfig } from './reliability-plan.js'
 import { systemClock } from '../../src/time/clock.js'
+import { reconcileUntilSettled, reliabilityAccount, reliabilityIntents, type WorkerConfig } from './reliability-plan.js'
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig
 const started = performance.now()

@@ -1,4 +1,4 @@
-import { type Address, type Hex, keccak256 } from 'viem'
+import { type Address, type Hex, keccak256, maxUint256 } from 'viem'
 import { type BuildDeltaOrderParameters, buildDeltaOrder } from '../../api/delta/build-delta-order.js'
 import type { DeltaPrice } from '../../api/delta/delta-price-schema.js'
 import type { JsonObject } from '../../api/json.js'
@@ -10,6 +10,7 @@ import type { JournalOrder } from '../../journal/orders.js'
 import { approveForTrade } from '../approve-for-trade.js'
 import type { Intent } from '../intents/intent-schema.js'
 import { recordBalanceBaselines } from './balance-baselines.js'
+import { ExecutorStateError } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
 import { deterministicNonce, orderIdOf } from './order-identity.js'
 import { submitStoredDeltaOrder } from './submit-stored.js'
@@ -71,15 +72,17 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
       nonce,
       permit,
     })
-  let built = await build('0x')
-  const amounts = orderAmounts(built.toSign.value)
+  // Approve (or permit) first, for the most the order can take as planned, then build once with the permit: a token
+  // that moves only by permit cannot even be built without one.
+  const plannedMaxSrc = plannedMaxSource(plan)
+  const required = plannedMaxSrc + outstandingDeltaAmount(context, plan.chainId, plan.srcToken)
   const { permit, approvals } = await approveForTrade({
     chain,
     account,
     queue: context.queueFor(plan.chainId),
     spender,
     token: plan.srcToken,
-    required: amounts.maxSrc + outstandingDeltaAmount(context, plan.chainId, plan.srcToken),
+    required,
     deadline: BigInt(plan.deadline),
     permitPreference: plan.permitPreference,
     policy: context.settings.approvalPolicy,
@@ -92,11 +95,19 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
       token: plan.srcToken,
       spender: spender.address,
       mode: 'approve',
-      amount: amounts.maxSrc,
+      amount: context.settings.approvalPolicy === 'unlimited' ? maxUint256 : required,
       txHash,
     })
   }
-  if (permit !== undefined && permit !== '0x' && permit !== '0x01') built = await build(permit)
+  const built = await build(permit ?? '0x')
+  const amounts = orderAmounts(built.toSign.value)
+  if (amounts.maxSrc > plannedMaxSrc) {
+    throw new ExecutorStateError('The built Delta order can take more source than was planned and approved', {
+      details: { orderHash: built.orderHash, built: amounts.maxSrc.toString(), planned: plannedMaxSrc.toString() },
+      hint: 'The venue computed the order differently from the quote; nothing was signed. Try again with a fresh quote.',
+      errorClass: 'operational',
+    })
+  }
   const signed = await signDeltaOrder(account, { toSign: built.toSign, delta: spender, orderHash: built.orderHash })
   const payload: StoredDeltaPayload = {
     chainId: plan.chainId,
@@ -151,6 +162,18 @@ function outstandingDeltaAmount(context: ExecutorContext, chainId: number, token
     if (order.srcAmount > spent) outstanding += order.srcAmount - spent
   }
   return outstanding
+}
+
+/** The most source the order will take, from the plan as the build computes it (a BUY adds its slippage, rounded up). */
+function plannedMaxSource(plan: DeltaOrderPlan): bigint {
+  const { build } = plan
+  if (build.orderType === 'TWAPOrder' && build.totalSrcAmount !== undefined) return build.totalSrcAmount
+  if (build.orderType === 'TWAPBuyOrder' && build.maxSrcAmount !== undefined) return build.maxSrcAmount
+  const input = plan.price.route.origin.input.amount
+  if (plan.side === 'SELL') return input
+  if (build.limitAmount !== undefined) return build.limitAmount
+  const numerator = input * BigInt(10_000 + (build.slippage ?? 100))
+  return numerator === 0n ? 0n : (numerator - 1n) / 10_000n + 1n
 }
 
 /** The most source the order can take and the least destination it gives, from the signed struct. */

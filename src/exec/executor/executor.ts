@@ -5,7 +5,7 @@ import type { Intent } from '../intents/intent-schema.js'
 import { parseIntent } from '../intents/parse-intent.js'
 import { checkRiskLimits, type RiskCheckResult } from '../risk/check-risk-limits.js'
 import { intentSpend, type RiskQuote } from '../risk/intent-spend.js'
-import { cancelOrders, findOrders } from './cancel-orders.js'
+import { cancelOrders } from './cancel-orders.js'
 import { executeDeltaOrder } from './delta-order-flow.js'
 import { reasonOf } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
@@ -90,16 +90,24 @@ export function createExecutor(context: ExecutorContext) {
     switch (intent.kind) {
       case 'swap': {
         const priced = await priceSwap(context, intent)
+        const { choice } = priced
+        const recordChoice = () =>
+          journal.recordModeChoice({
+            intentId: intent.id,
+            mode: choice.mode,
+            reason: choice.reason,
+            explanation: choice.explanation,
+            figures: { ...choice, serviceChoice: priced.serviceChoice },
+          })
+        if (choice.mode === undefined && !journal.getModeChoice(intent.id)) {
+          // No mode can take it: that is the refusal, whatever the limits would say of a trade that cannot happen.
+          const refused = refuse(intent, 'mode', `no mode can take the trade: ${choice.explanation}`)
+          recordChoice()
+          return { ...refused, modeChoice: journal.getModeChoice(intent.id) }
+        }
         const accepted = accept(intent, priced.riskQuote)
         if (accepted) return accepted
-        const { choice } = priced
-        journal.recordModeChoice({
-          intentId: intent.id,
-          mode: choice.mode,
-          reason: choice.reason,
-          explanation: choice.explanation,
-          figures: { ...choice, serviceChoice: priced.serviceChoice },
-        })
+        recordChoice()
         // A restart keeps the first choice: the journal's mode wins over a new comparison.
         const mode = journal.getModeChoice(intent.id)?.mode ?? undefined
         if (mode === 'delta' && priced.delta) {
@@ -168,8 +176,8 @@ export function createExecutor(context: ExecutorContext) {
 
   async function executeCancel(intent: Extract<Intent, { kind: 'cancel' }>): Promise<ExecutionOutcome> {
     journal.recordIntent({ id: intent.id, strategy: intent.strategy, kind: 'cancel', intent })
-    const ids = [...intent.orderIds, ...intent.intentIds.flatMap((id) => findOrders(context, id).map((order) => order.id))]
-    const results = await cancelOrders(context, ids)
+    // cancelOrders resolves intent ids itself and reports one without an order as not-found.
+    const results = await cancelOrders(context, [...intent.orderIds, ...intent.intentIds])
     const failed = results.filter((result) => result.outcome === 'failed' || result.outcome === 'not-found')
     if (failed.length > 0) {
       journal.failIntent(intent.id, failed.map((result) => `${result.id}: ${result.outcome} (${result.detail})`).join('; '), 'cancel')
