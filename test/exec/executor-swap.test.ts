@@ -58,3 +58,40 @@ describe('executor swap', () => {
     expect(transactions.map((transaction) => transaction.purpose)).toEqual(['swap'])
   })
 })
+
+describe('executor swap of a permit-only token', () => {
+  const sandbox = useSandbox({ chainIds: [1] })
+
+  it('signs a permit instead of sending an approval and builds the order with it', async () => {
+    const context = await sandboxExecutorContext(sandbox(), {
+      accountIndex: 4,
+      journalFile: directory.path('permit-only.sqlite'),
+      settings: { permitPreference: 'permit' },
+    })
+    const executor = createExecutor(context)
+    const intent = createIntent({
+      clock: systemClock,
+      key: 'pusd',
+      content: {
+        strategy: 'test',
+        kind: 'swap',
+        chainId: 1,
+        srcToken: sandboxToken(sandbox(), 1, 'PUSD'),
+        destToken: sandboxToken(sandbox(), 1, 'USDC'),
+        amount: '100000000000000000000',
+        side: 'SELL',
+        mode: 'delta',
+        maxSlippageBps: 100,
+        maxPriceImpactPercent: 5,
+      },
+    })
+    const outcome = await executor.execute(intent)
+    expect(outcome.status, outcome.reason).toBe('accepted')
+    const order = outcome.order
+    expect(order).toMatchObject({ mode: 'delta', submitted: true })
+    const payload = order?.signedPayload as { order: { permit: string } }
+    // 224 bytes: an EIP-2612 permit signed for the Delta contract travels in the order.
+    expect((payload.order.permit.length - 2) / 2).toBe(224)
+    expect(context.journal.transactionsFrom(context.account.address, 1)).toEqual([])
+  })
+})
