@@ -37,6 +37,17 @@ export class JournalConflictError extends BaseError {
   }
 }
 
+/**
+ * A value the journal refuses to store as given (a transaction hash that is not 0x and 64 hex digits). Fatal: the
+ * caller passed something that is not what the name says.
+ */
+export class JournalValueError extends BaseError {
+  override name = 'JournalValueError' as const
+  constructor(shortMessage: string, details: Record<string, unknown>) {
+    super(shortMessage, { details, errorClass: 'fatal' })
+  }
+}
+
 /** A foreign-key failure on an intent id means the intent was never recorded. */
 export function rethrowMissingIntent(error: unknown, intentId: string): unknown {
   if (error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
 import type { Clock } from '../time/clock.js'
-import { JournalConflictError, JournalRecordNotFoundError } from './journal-errors.js'
+import { JournalConflictError, JournalRecordNotFoundError, JournalValueError } from './journal-errors.js'
 import { isStatusOfMode, type OrderMode, type OrderStatus, orderStatusSchema } from './order-status.js'
 import { amountColumn, toAmountText } from './sql-values.js'
 
@@ -62,46 +62,162 @@ export type RecordFillParameters = {
   blockNumber?: number
 }
 
+/** One entry of `appendOrderEvents`: a status change or a fill. */
+export type OrderEvent = ({ type: 'status' } & RecordStatusParameters) | ({ type: 'fill' } & RecordFillParameters)
+
+/**
+ * What a batch knows of an order while it applies the batch's changes: its status and the heads of its chains of
+ * status changes and fills (ids of the latest rows, each row naming the one before).
+ */
+type OrderState = {
+  mode: OrderMode
+  status: string
+  seq: number
+  historyHead: number | null
+  fillsHead: number | null
+  statusChanged: boolean
+  fillsChanged: boolean
+}
+
+/** The columns a repeated fill needs to merge into the stored row. */
+type StoredFill = { id: number; order_id: string; tx_hash: string; source: string; destination_tx_hash: string | null }
+
+const txHashPattern = /^0x[0-9a-f]{64}$/
+
+/** The 32 bytes fills are keyed by (`unhex(substr(tx_hash, 3))` in SQL); refuses anything but 0x and 64 hex digits. */
+function txKey(txHash: string): Buffer {
+  if (!txHashPattern.test(txHash)) throw new JournalValueError('a fill needs a transaction hash of 0x and 64 hex digits', { txHash })
+  return Buffer.from(txHash.slice(2), 'hex')
+}
+
+/** A fill's transaction and order as one key (a transaction hash holds no '/'). */
+function fillKey(txHash: string, orderId: string): string {
+  return `${txHash}/${orderId}`
+}
+
+/**
+ * Rows of `table` on the chain that starts at the order's `head` column and follows `previous_id` (always a smaller
+ * id, which also bounds the walk).
+ */
+function chainSql(table: string, head: string, orderBy: string): string {
+  return `WITH RECURSIVE chain (id) AS (
+      SELECT ${head} FROM orders WHERE id = ?
+      UNION ALL
+      SELECT previous_id FROM ${table} JOIN chain USING (id) WHERE previous_id < id
+    )
+    SELECT ${table}.* FROM chain JOIN ${table} USING (id) ORDER BY ${orderBy}`
+}
+
 /** Statements over `order_status_history` and `fills`; each function runs inside the caller's transaction. */
 export function createOrderEventStatements(db: Database, clock: Clock) {
-  const selectCurrent = db.prepare<[string], { mode: string; status: string }>('SELECT mode, status FROM orders WHERE id = ?')
-  const updateStatus = db.prepare<[string, number, string, string], { mode: string; status_seq: number }>(
-    'UPDATE orders SET status = ?, updated_at = ?, status_seq = status_seq + 1 WHERE id = ? AND status <> ? RETURNING mode, status_seq',
+  // Joins walk the JSON list and seek each key; `IN (SELECT ... json_each)` would first build a temporary index of it.
+  const selectStates = db
+    .prepare<[string], [string, OrderMode, string, number, number | null, number | null]>(
+      `SELECT orders.id, mode, status, status_seq, history_head, fills_head
+       FROM json_each(?) AS ids JOIN orders ON orders.id = ids.value`,
+    )
+    .raw()
+  const updateStatus = db.prepare<[string, number, number | null, number | null, number, string]>(
+    'UPDATE orders SET status = ?, status_seq = ?, history_head = ?, fills_head = ?, updated_at = ? WHERE id = ?',
   )
-  const insertHistory = db.prepare('INSERT INTO order_status_history (order_id, seq, status, reason, at) VALUES (?, ?, ?, ?, ?)')
-  const selectHistory = db.prepare('SELECT * FROM order_status_history WHERE order_id = ? ORDER BY seq')
-  const selectFillByLog = db.prepare('SELECT * FROM fills WHERE tx_hash = ? AND log_index = ?')
-  const selectFillOfTx = db.prepare('SELECT * FROM fills WHERE tx_hash = ? AND order_id = ? ORDER BY id LIMIT 1')
-  const selectVenueFillOfTx = db.prepare('SELECT * FROM fills WHERE tx_hash = ? AND order_id = ? AND log_index IS NULL')
+  const updateFillsHead = db.prepare<[number | null, string]>('UPDATE orders SET fills_head = ? WHERE id = ?')
+  const insertHistory = db.prepare<[string, number, string, string | null, number, number | null]>(
+    'INSERT INTO order_status_history (order_id, seq, status, reason, at, previous_id) VALUES (?, ?, ?, ?, ?, ?)',
+  )
+  const selectHistory = db.prepare(chainSql('order_status_history', 'history_head', 'seq'))
+  const selectVenueFillsOfTxs = db.prepare<[string], { tx_hash: string; order_id: string }>(
+    // The partial index holds only the venue rows: a few pages, where the unique index would cost a descent per hash.
+    `SELECT tx_hash, order_id FROM json_each(?) AS hashes JOIN fills INDEXED BY fills_by_tx_without_log
+       ON unhex(substr(tx_hash, 3)) = unhex(substr(hashes.value, 3))
+     WHERE log_index IS NULL`,
+  )
   const insertFill = db.prepare(
     `INSERT INTO fills (order_id, chain_id, tx_hash, log_index, destination_chain_id, destination_tx_hash, spent_amount,
-       received_amount, source, block_number, recorded_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+       received_amount, source, block_number, recorded_at, previous_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   )
+  const storedColumns = 'id, order_id, tx_hash, source, destination_tx_hash'
+  const byTx = 'unhex(substr(tx_hash, 3)) = ?'
+  const selectFillByLog = db.prepare<[Buffer, number], StoredFill>(`SELECT ${storedColumns} FROM fills WHERE ${byTx} AND log_index = ?`)
+  const selectFillOfTx = db.prepare<[Buffer, string], StoredFill>(
+    `SELECT ${storedColumns} FROM fills WHERE id = (SELECT min(id) FROM fills WHERE ${byTx} AND order_id = ?)`,
+  )
+  const selectVenueFillOfTx = db.prepare<[Buffer, string], StoredFill>(
+    `SELECT ${storedColumns} FROM fills WHERE ${byTx} AND order_id = ? AND log_index IS NULL`,
+  )
+  const selectAnyVenueFillOfTx = db.prepare<[Buffer], StoredFill>(`SELECT ${storedColumns} FROM fills WHERE ${byTx} AND log_index IS NULL`)
   const mergeFill = db.prepare(
     `UPDATE fills SET source = 'both', log_index = coalesce(log_index, ?), block_number = coalesce(block_number, ?) WHERE id = ?`,
   )
   const setDestination = db.prepare(
     `UPDATE fills SET destination_chain_id = ?, destination_tx_hash = ? WHERE id = ? AND destination_tx_hash IS NULL`,
   )
-  const selectFills = db.prepare('SELECT * FROM fills WHERE order_id = ? ORDER BY id')
+  const selectFills = db.prepare(chainSql('fills', 'fills_head', 'id'))
 
   /**
-   * Appends a status change; the order's current status again is a no-op. Returns whether anything changed.
-   * Runs inside a transaction: a status foreign to the order's mode throws after the update, which rolls it back.
+   * Applies status changes and fills in order, all stamped with one time. Every order the batch names is read once,
+   * and an unknown one refused here (so the caller may run the batch without SQLite's per-row foreign-key lookups);
+   * statuses are checked against the order's mode in memory; each order row is written once, at the end; a new fill
+   * is one insert. Returns how many events changed something.
    */
-  function recordStatus({ orderId, status, reason }: RecordStatusParameters): boolean {
+  function appendOrderEvents(batch: readonly OrderEvent[]): number {
     const now = clock.now()
-    const changed = updateStatus.get(status, now, orderId, status)
-    if (!changed) {
-      if (!selectCurrent.get(orderId)) throw new JournalRecordNotFoundError({ kind: 'order', id: orderId })
-      return false
+    const states = readOrderStates(batch)
+    const venueFills = readVenueFills(batch)
+    let changed = 0
+    for (const event of batch) {
+      const state = states.get(event.orderId)
+      if (!state) throw new JournalRecordNotFoundError({ kind: 'order', id: event.orderId })
+      if (event.type === 'status' ? applyStatus(state, event, now) : writeFill(state, event, now, venueFills)) changed++
     }
-    if (!isStatusOfMode(changed.mode as OrderMode, status)) {
-      throw new JournalConflictError(`status ${status} is not a status of a ${changed.mode} order`, { orderId, status })
+    for (const [orderId, state] of states) {
+      if (state.statusChanged) updateStatus.run(state.status, state.seq, state.historyHead, state.fillsHead, now, orderId)
+      else if (state.fillsChanged) updateFillsHead.run(state.fillsHead, orderId)
     }
-    insertHistory.run(orderId, changed.status_seq, status, reason ?? null, now)
+    return changed
+  }
+
+  /** The mode, status and chain heads of every order the batch names, in one query. */
+  function readOrderStates(batch: readonly OrderEvent[]): Map<string, OrderState> {
+    const ids = new Set<string>()
+    for (const event of batch) ids.add(event.orderId)
+    const states = new Map<string, OrderState>()
+    if (ids.size === 0) return states
+    for (const [id, mode, status, seq, historyHead, fillsHead] of selectStates.all(JSON.stringify([...ids]))) {
+      states.set(id, { mode, status, seq, historyHead, fillsHead, statusChanged: false, fillsChanged: false })
+    }
+    return states
+  }
+
+  /**
+   * Which (transaction, order) pairs of the batch's chain logs have a venue row they must merge into, in one query.
+   * Rare: the batch's chain logs that have none are inserted without a probe each.
+   */
+  function readVenueFills(batch: readonly OrderEvent[]): Set<string> {
+    const txHashes = new Set<string>()
+    for (const event of batch) if (event.type === 'fill' && event.logIndex !== undefined) txHashes.add(event.txHash.toLowerCase())
+    const venueFills = new Set<string>()
+    if (txHashes.size === 0) return venueFills
+    for (const row of selectVenueFillsOfTxs.all(JSON.stringify([...txHashes]))) venueFills.add(fillKey(row.tx_hash, row.order_id))
+    return venueFills
+  }
+
+  /** Appends a status change; the order's current status again is a no-op. A status foreign to the order's mode throws. */
+  function applyStatus(state: OrderState, { orderId, status, reason }: RecordStatusParameters, now: number): boolean {
+    if (state.status === status) return false
+    if (!isStatusOfMode(state.mode, status)) {
+      throw new JournalConflictError(`status ${status} is not a status of a ${state.mode} order`, { orderId, status })
+    }
+    state.seq++
+    state.status = status
+    state.statusChanged = true
+    state.historyHead = Number(insertHistory.run(orderId, state.seq, status, reason ?? null, now, state.historyHead).lastInsertRowid)
     return true
+  }
+
+  /** Appends a status change; the order's current status again is a no-op. Returns whether anything changed. */
+  function recordStatus(change: RecordStatusParameters): boolean {
+    return appendOrderEvents([{ type: 'status', ...change }]) === 1
   }
 
   function orderHistory(orderId: string): OrderStatusChange[] {
@@ -113,13 +229,26 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
    * from the chain becomes one row with source `both`. Returns whether a new fill was stored.
    */
   function recordFill(fill: RecordFillParameters): boolean {
+    return appendOrderEvents([{ type: 'fill', ...fill }]) === 1
+  }
+
+  /**
+   * `venueFills`: the (transaction, order) pairs of the batch that may have a venue row; a chain log outside it skips
+   * the probe. The batch adds the venue rows it inserts.
+   */
+  function writeFill(state: OrderState, fill: RecordFillParameters, now: number, venueFills: Set<string>): boolean {
     const txHash = fill.txHash.toLowerCase()
-    // The common path (a chain log never seen) is one partial-index probe and one insert.
-    const seen = fill.logIndex === undefined ? selectFillOfTx.get(txHash, fill.orderId) : selectVenueFillOfTx.get(txHash, fill.orderId)
-    if (seen !== undefined) return mergeSeenFill(fillRowSchema.parse(seen), fill)
-    let changes: number
+    const key = txKey(txHash)
+    if (fill.logIndex === undefined) {
+      const seen = selectFillOfTx.get(key, fill.orderId)
+      if (seen) return mergeSeenFill(seen, fill)
+    } else if (venueFills.size > 0 && venueFills.has(fillKey(txHash, fill.orderId))) {
+      const seen = selectVenueFillOfTx.get(key, fill.orderId)
+      if (seen) return mergeSeenFill(seen, fill)
+    }
+    let inserted: { changes: number; lastInsertRowid: number | bigint }
     try {
-      ;({ changes } = insertFill.run(
+      inserted = insertFill.run(
         fill.orderId,
         fill.chainId,
         txHash,
@@ -130,27 +259,36 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
         toAmountText(fill.receivedAmount),
         fill.source,
         fill.blockNumber ?? null,
-        clock.now(),
-      ))
+        now,
+        state.fillsHead,
+      )
     } catch (error) {
       throw rethrowMissingOrder(error, fill.orderId)
     }
-    if (changes === 1) return true
-    return mergeSeenFill(fillRowSchema.parse(selectFillByLog.get(txHash, fill.logIndex)), fill)
+    if (inserted.changes === 1) {
+      state.fillsHead = Number(inserted.lastInsertRowid)
+      state.fillsChanged = true
+      if (fill.logIndex === undefined) venueFills.add(fillKey(txHash, fill.orderId))
+      return true
+    }
+    // The chain log is stored already, or the transaction's venue row belongs to another order.
+    const stored = fill.logIndex === undefined ? selectAnyVenueFillOfTx.get(key) : selectFillByLog.get(key, fill.logIndex)
+    if (!stored) throw new JournalConflictError('fill neither stored nor found', { orderId: fill.orderId, txHash, logIndex: fill.logIndex })
+    return mergeSeenFill(stored, fill)
   }
 
   /** The fill is already stored: a second source turns it into `both`; another order's fill is a conflict. */
-  function mergeSeenFill(stored: JournalFill, fill: RecordFillParameters): false {
-    if (stored.orderId !== fill.orderId) {
+  function mergeSeenFill(stored: StoredFill, fill: RecordFillParameters): false {
+    if (stored.order_id !== fill.orderId) {
       throw new JournalConflictError('fill already recorded for another order', {
-        txHash: stored.txHash,
+        txHash: stored.tx_hash,
         logIndex: fill.logIndex,
-        storedOrderId: stored.orderId,
+        storedOrderId: stored.order_id,
       })
     }
     if (stored.source !== 'both' && stored.source !== fill.source) mergeFill.run(fill.logIndex ?? null, fill.blockNumber ?? null, stored.id)
     // A crosschain fill is first seen on the source chain; the delivery on the destination chain comes later.
-    if (stored.destinationTxHash === null && fill.destinationTxHash !== undefined) {
+    if (stored.destination_tx_hash === null && fill.destinationTxHash !== undefined) {
       setDestination.run(fill.destinationChainId ?? null, fill.destinationTxHash.toLowerCase(), stored.id)
     }
     return false
@@ -160,7 +298,7 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     return selectFills.all(orderId).map((row) => fillRowSchema.parse(row))
   }
 
-  return { recordStatus, orderHistory, recordFill, fillsOf }
+  return { appendOrderEvents, recordStatus, orderHistory, recordFill, fillsOf }
 }
 
 /** A foreign-key failure on an order id means the order was never recorded. */

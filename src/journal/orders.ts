@@ -97,6 +97,7 @@ export function createOrderStatements(db: Database, clock: Clock) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   )
   const insertHistory = db.prepare('INSERT INTO order_status_history (order_id, seq, status, reason, at) VALUES (?, 0, ?, ?, ?)')
+  const setHistoryHead = db.prepare('UPDATE orders SET history_head = ? WHERE id = ?')
   const selectById = db.prepare('SELECT * FROM orders WHERE id = ?')
   const selectByVenueId = db.prepare('SELECT * FROM orders WHERE venue_id = ?')
   const selectByHash = db.prepare('SELECT * FROM orders WHERE order_hash = ?')
@@ -163,7 +164,7 @@ export function createOrderStatements(db: Database, clock: Clock) {
       }
       throw error
     }
-    if (changes === 1) insertHistory.run(order.id, signedStatus, 'signed', now)
+    if (changes === 1) setHistoryHead.run(insertHistory.run(order.id, signedStatus, 'signed', now).lastInsertRowid, order.id)
     return requireOrder(order.id)
   }
 
