@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { IntentKind } from '../exec/intents/intent-schema.js'
 import type { Clock } from '../time/clock.js'
 import { JournalRecordNotFoundError } from './journal-errors.js'
+import type { createSpendTotalStatements } from './spend-totals.js'
 import { jsonColumn, nullableAmountColumn, toAmountText, toJsonText } from './sql-values.js'
 
 export const intentKinds = [
@@ -63,7 +64,7 @@ export type RecordIntentParameters = {
 }
 
 /** Statements over `intents`; each function runs inside the caller's transaction. */
-export function createIntentStatements(db: Database, clock: Clock) {
+export function createIntentStatements(db: Database, clock: Clock, { addSpend }: ReturnType<typeof createSpendTotalStatements>) {
   const insert = db.prepare(
     `INSERT INTO intents (id, strategy, kind, intent_json, status, refusal_limit, refusal_reason, spend_token, spend_amount,
        created_at, updated_at)
@@ -87,7 +88,7 @@ export function createIntentStatements(db: Database, clock: Clock) {
   /** Stores an intent, accepted unless `refused`; an id already stored is success and returns the stored row unchanged. */
   function recordIntent({ id, strategy, kind, intent, spend, refused }: RecordIntentParameters): JournalIntent {
     const now = clock.now()
-    insert.run(
+    const { changes } = insert.run(
       id,
       strategy,
       kind,
@@ -100,7 +101,13 @@ export function createIntentStatements(db: Database, clock: Clock) {
       now,
       now,
     )
+    if (changes === 1 && refused === undefined && spend !== undefined) addSpend(spend.token, now, spend.amount)
     return requireIntent(id)
+  }
+
+  /** An accepted intent that is refused or fails after all gives back what it committed. */
+  function releaseSpend(stored: JournalIntent): void {
+    if (stored.spend !== undefined) addSpend(stored.spend.token, stored.createdAt, -stored.spend.amount)
   }
 
   /** Marks an intent refused before anything was signed (`limit`: the risk limit or stage); repeating it keeps the first reason. */
@@ -108,6 +115,7 @@ export function createIntentStatements(db: Database, clock: Clock) {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
     updateStatus.run('refused', limit, reason, clock.now(), id)
+    releaseSpend(stored)
     return requireIntent(id)
   }
 
@@ -116,6 +124,7 @@ export function createIntentStatements(db: Database, clock: Clock) {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
     updateStatus.run('failed', stage, reason, clock.now(), id)
+    releaseSpend(stored)
     return requireIntent(id)
   }
 

@@ -9,6 +9,7 @@ import { createOrderEventStatements, type OrderEvent, type RecordFillParameters,
 import { createOrderStatements } from './orders.js'
 import { createRefundStatements } from './refunds.js'
 import { createRiskUsageQuery } from './risk-usage-query.js'
+import { createSpendTotalStatements } from './spend-totals.js'
 import { createStrategyStateStatements } from './strategy-state.js'
 import { createTransactionStatements } from './transactions.js'
 
@@ -54,7 +55,8 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     throw error
   }
 
-  const intents = createIntentStatements(db, clock)
+  const spendTotals = createSpendTotalStatements(db)
+  const intents = createIntentStatements(db, clock, spendTotals)
   const orders = createOrderStatements(db, clock)
   const events = createOrderEventStatements(db, clock)
   const refunds = createRefundStatements(db, clock)
@@ -97,7 +99,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     intentsOf: intents.intentsOf,
     recordModeChoice: db.transaction(modeChoices.recordModeChoice),
     getModeChoice: modeChoices.getModeChoice,
-    riskUsage: createRiskUsageQuery(db),
+    riskUsage: createRiskUsageQuery(db, spendTotals),
     recordSignedOrder: db.transaction(orders.recordSignedOrder),
     markSubmitted: db.transaction(orders.markSubmitted),
     getOrder: orders.getOrder,

@@ -1,11 +1,15 @@
 import type { Database } from 'better-sqlite3'
 import { JournalVersionError } from './journal-errors.js'
+import { finalStatusSql } from './order-status.js'
 
 /**
  * Schema migrations, in order: migration i brings the database from `user_version` i to i + 1. Append only; never
  * edit a migration that has shipped. Amounts are TEXT decimal strings of raw units, times INTEGER unix ms, addresses lowercase.
  */
-export const journalMigrations: readonly string[] = [
+/** SQL, or a function for a migration that must compute in JavaScript (e.g. sums of amounts beyond 64 bits). */
+export type JournalMigration = string | ((db: Database) => void)
+
+export const journalMigrations: readonly JournalMigration[] = [
   `
   CREATE TABLE intents (
     id TEXT PRIMARY KEY,
@@ -225,10 +229,39 @@ export const journalMigrations: readonly string[] = [
   UPDATE orders SET fills_head = heads.id
   FROM (SELECT order_id, max(id) AS id FROM fills GROUP BY order_id) AS heads WHERE heads.order_id = orders.id;
   `,
+  // What accepted intents commit per source token, per UTC day and in total (day '*'), kept by the writes that accept,
+  // refuse and fail intents: a risk check reads a few rows instead of every intent ever journaled. Open orders get a
+  // partial index, so counting them per strategy reads only the open ones.
+  (db) => {
+    db.exec(`
+      CREATE TABLE spend_totals (
+        token TEXT NOT NULL,
+        day TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        PRIMARY KEY (token, day)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX orders_open ON orders (intent_id) WHERE NOT (${finalStatusSql('orders')});
+    `)
+    const totals = new Map<string, bigint>()
+    const rows = db
+      .prepare<[], { token: string; day: string; amount: string }>(
+        `SELECT spend_token AS token, date(created_at / 1000, 'unixepoch') AS day, spend_amount AS amount FROM intents
+         WHERE spend_token IS NOT NULL AND status IN ('accepted', 'done')`,
+      )
+      .all()
+    for (const { token, day, amount } of rows) {
+      for (const key of [`${token}\n${day}`, `${token}\n*`]) totals.set(key, (totals.get(key) ?? 0n) + BigInt(amount))
+    }
+    const insert = db.prepare('INSERT INTO spend_totals (token, day, amount) VALUES (?, ?, ?)')
+    for (const [key, amount] of totals) {
+      const [token, day] = key.split('\n')
+      insert.run(token, day, amount.toString())
+    }
+  },
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */
-export function migrateJournal(db: Database, file: string, migrations: readonly string[] = journalMigrations): void {
+export function migrateJournal(db: Database, file: string, migrations: readonly JournalMigration[] = journalMigrations): void {
   const databaseVersion = db.pragma('user_version', { simple: true }) as number
   if (databaseVersion > migrations.length) {
     throw new JournalVersionError({ file, databaseVersion, codeVersion: migrations.length })
@@ -236,7 +269,8 @@ export function migrateJournal(db: Database, file: string, migrations: readonly 
   for (let version = databaseVersion; version < migrations.length; version++) {
     const migration = migrations[version] ?? ''
     db.transaction(() => {
-      db.exec(migration)
+      if (typeof migration === 'string') db.exec(migration)
+      else migration(db)
       // user_version cannot take a bound parameter; `version` is our own integer.
       db.pragma(`user_version = ${version + 1}`)
     }).immediate()

@@ -1,5 +1,8 @@
+import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { openJournal } from '../../src/journal/journal.js'
 import { JournalRecordNotFoundError } from '../../src/journal/journal-errors.js'
+import { journalMigrations } from '../../src/journal/migrations.js'
 import { recordSampleOrder } from './journal-fixtures.js'
 import { useJournal } from './use-journal.js'
 
@@ -235,6 +238,30 @@ describe('recordSignedOrder account and beneficiary', () => {
       account: '0xabcd000000000000000000000000000000000001',
       beneficiary: '0xbeef000000000000000000000000000000000002',
       destChainId: 8453,
+    })
+  })
+})
+
+describe('spend totals migration', () => {
+  it('gives a journal written before the totals existed the same risk usage once migrated', () => {
+    const { journal, clock, file } = context
+    const token = '1:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'
+    journal.recordIntent({ id: 'a', strategy: 's', kind: 'swap', intent: {}, spend: { token, amount: maxUint256 / 4n } })
+    clock.advance(3 * hour)
+    journal.recordIntent({ id: 'b', strategy: 's', kind: 'swap', intent: {}, spend: { token, amount: 7n } })
+    journal.recordIntent({ id: 'c', strategy: 's', kind: 'swap', intent: {}, spend: { token, amount: 5n } })
+    journal.failIntent('c', 'the venue refused it', 'venue')
+    const before = journal.riskUsage()
+    journal.close()
+    const db = new BetterSqlite3(file)
+    db.exec('DROP TABLE spend_totals; DROP INDEX orders_open')
+    db.pragma(`user_version = ${journalMigrations.length - 1}`)
+    db.close()
+    context.journal = openJournal({ file, clock })
+    expect(context.journal.riskUsage()).toEqual(before)
+    expect(before.tokens[token]).toEqual({
+      spentByUtcDay: { '2023-11-14': maxUint256 / 4n, '2023-11-15': 7n },
+      spentTotal: maxUint256 / 4n + 7n,
     })
   })
 })

@@ -47,6 +47,7 @@ describe('openJournal', () => {
       'order_status_history',
       'orders',
       'refunds',
+      'spend_totals',
       'strategy_state',
       'transactions',
     ])

@@ -1,0 +1,45 @@
+import type { Database } from 'better-sqlite3'
+import { toAmountText } from './sql-values.js'
+
+/** The total over all days is kept under this day. */
+const allDays = '*'
+
+/** The UTC day (`YYYY-MM-DD`) of unix milliseconds, as the risk budgets count days. */
+export function utcDayOf(unixMs: number): string {
+  return new Date(unixMs).toISOString().slice(0, 10)
+}
+
+/**
+ * Statements over `spend_totals`: what accepted intents commit of each source token per UTC day and in total. Each
+ * function runs inside the caller's transaction (amounts are exact: read, added as bigint, written back).
+ */
+export function createSpendTotalStatements(db: Database) {
+  const select = db.prepare<[string, string], string>('SELECT amount FROM spend_totals WHERE token = ? AND day = ?').pluck()
+  const upsert = db.prepare(
+    'INSERT INTO spend_totals (token, day, amount) VALUES (?, ?, ?) ON CONFLICT (token, day) DO UPDATE SET amount = excluded.amount',
+  )
+  const selectAll = db.prepare<[], { token: string; day: string; amount: string }>('SELECT token, day, amount FROM spend_totals')
+
+  /** Adds (or, negative, takes back) an intent's spend on its day and in the total. */
+  function addSpend(token: string, unixMs: number, amount: bigint): void {
+    for (const day of [utcDayOf(unixMs), allDays]) {
+      const current = BigInt(select.get(token, day) ?? '0')
+      const next = current + amount
+      upsert.run(token, day, toAmountText(next < 0n ? 0n : next))
+    }
+  }
+
+  /** Every token's spend per day and in total. */
+  function spendTotals(): Map<string, { byDay: Map<string, bigint>; total: bigint }> {
+    const totals = new Map<string, { byDay: Map<string, bigint>; total: bigint }>()
+    for (const { token, day, amount } of selectAll.iterate()) {
+      const entry = totals.get(token) ?? { byDay: new Map<string, bigint>(), total: 0n }
+      if (day === allDays) entry.total = BigInt(amount)
+      else entry.byDay.set(day, BigInt(amount))
+      totals.set(token, entry)
+    }
+    return totals
+  }
+
+  return { addSpend, spendTotals }
+}
