@@ -20,5 +20,5 @@ export function formatBench(result: BenchResult): string {
   const notes = Object.entries(result.notes)
     .map(([key, value]) => `${key} ${value}`)
     .join(', ')
-  return `${result.name}: median ${figure(result.median)} ${result.unit}, min ${figure(result.min)}, max ${figure(result.max)} (${result.runs} runs${notes ? `; ${notes}` : ''})`
+  return `${result.name}: median ${figure(result.median)} ${result.unit}, p99 ${figure(result.p99)}, min ${figure(result.min)}, max ${figure(result.max)} (${result.runs} runs${notes ? `; ${notes}` : ''})`
 }

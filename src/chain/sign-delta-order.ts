@@ -1,6 +1,7 @@
-import { type Hex, hashTypedData, isAddressEqual } from 'viem'
+import { type Hex, isAddressEqual } from 'viem'
 import { deltaOrderTypes, externalOrderTypes, getDeltaDomain, twapBuyOrderTypes, twapOrderTypes } from '../protocol/delta-types.js'
 import { toCompactSignature } from '../protocol/signature.js'
+import { compileStructHasher, domainSeparatorOf, typedDataDigest } from '../protocol/typed-data-hash.js'
 import type { SigningAccount } from './sign-token-permit.js'
 import type { Spender } from './spender.js'
 import {
@@ -24,6 +25,14 @@ const orderTypes = {
 } as const satisfies Record<string, TypedFields>
 
 export type DeltaPrimaryType = keyof typeof orderTypes
+
+/** Struct hashers compiled once per order type (viem's hashTypedData re-derives the type strings on every call). */
+const orderHashers = {
+  Order: compileStructHasher(deltaOrderTypes, 'Order'),
+  TWAPOrder: compileStructHasher(twapOrderTypes, 'TWAPOrder'),
+  TWAPBuyOrder: compileStructHasher(twapBuyOrderTypes, 'TWAPBuyOrder'),
+  ExternalOrder: compileStructHasher(externalOrderTypes, 'ExternalOrder'),
+} satisfies Record<DeltaPrimaryType, unknown>
 
 export type SignDeltaOrderParameters = {
   toSign: ReceivedToSign
@@ -65,7 +74,7 @@ export async function signDeltaOrder(account: SigningAccount, parameters: SignDe
   compareExpected(types, primaryType, message, expected, problems)
   if (problems.length > 0) throw new SignedPayloadMismatchError('Delta order', problems, { chainId: delta.chainId, primaryType })
   const typedData = { domain, types, primaryType, message } as const
-  const digest = hashTypedData(typedData as never)
+  const digest = typedDataDigest(domainSeparatorOf(domain), orderHashers[primaryType](message))
   if (orderHash !== undefined && digest.toLowerCase() !== orderHash.toLowerCase()) {
     throw new SignedPayloadMismatchError('Delta order', [`orderHash: the server says ${orderHash}, the payload hashes to ${digest}`], {
       chainId: delta.chainId,

@@ -231,7 +231,7 @@ export const journalMigrations: readonly JournalMigration[] = [
   `,
   // What accepted intents commit per source token, per UTC day and in total (day '*'), kept by the writes that accept,
   // refuse and fail intents: a risk check reads a few rows instead of every intent ever journaled. Open orders get a
-  // partial index, so counting them per strategy reads only the open ones.
+  // partial index by strategy, so counting one strategy's open orders reads only those.
   (db) => {
     db.exec(`
       CREATE TABLE spend_totals (
@@ -240,7 +240,10 @@ export const journalMigrations: readonly JournalMigration[] = [
         amount TEXT NOT NULL,
         PRIMARY KEY (token, day)
       ) STRICT, WITHOUT ROWID;
-      CREATE INDEX orders_open ON orders (intent_id) WHERE NOT (${finalStatusSql('orders')});
+      -- the strategy of the order's intent, copied so open orders can be counted per strategy from one index
+      ALTER TABLE orders ADD COLUMN strategy TEXT;
+      UPDATE orders SET strategy = (SELECT strategy FROM intents WHERE intents.id = orders.intent_id);
+      CREATE INDEX orders_open ON orders (strategy) WHERE NOT (${finalStatusSql('orders')});
     `)
     const totals = new Map<string, bigint>()
     const rows = db

@@ -93,8 +93,9 @@ export type ListOrdersParameters = { status?: OrderStatus; strategy?: string; mo
 export function createOrderStatements(db: Database, clock: Clock) {
   const insert = db.prepare(
     `INSERT INTO orders (id, intent_id, mode, account, beneficiary, chain_id, dest_chain_id, order_hash, nonce, deadline, src_token,
-       dest_token, src_amount, dest_amount, side, status, signed_payload, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+       dest_token, src_amount, dest_amount, side, status, signed_payload, created_at, updated_at, strategy)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT strategy FROM intents WHERE id = ?))
+     ON CONFLICT (id) DO NOTHING`,
   )
   const insertHistory = db.prepare('INSERT INTO order_status_history (order_id, seq, status, reason, at) VALUES (?, 0, ?, ?, ?)')
   const setHistoryHead = db.prepare('UPDATE orders SET history_head = ? WHERE id = ?')
@@ -153,6 +154,8 @@ export function createOrderStatements(db: Database, clock: Clock) {
       toJsonText(order.signedPayload),
       now,
       now,
+      // the intent's strategy, copied into the order
+      order.intentId,
     ]
     let changes: number
     try {

@@ -3,27 +3,26 @@ import type { RiskUsage, TokenUsage } from '../exec/risk/risk-usage.js'
 import { finalStatusSql } from './order-status.js'
 import type { createSpendTotalStatements } from './spend-totals.js'
 
-type OpenRow = { strategy: string; open: number }
-
 /**
  * What the risk limits need from the journal: source amounts committed by accepted (and done) intents per token and
- * UTC day (kept up to date by the intent writes, so this reads a few rows), and open orders per strategy (through
- * the partial index of open orders). Refused and failed intents commit nothing.
+ * UTC day (kept up to date by the intent writes, so this reads a few rows), and open orders of the strategies asked
+ * for (through the partial index of open orders by strategy). Refused and failed intents commit nothing.
  */
 export function createRiskUsageQuery(db: Database, spend: ReturnType<typeof createSpendTotalStatements>) {
-  const selectOpen = db.prepare<[], OpenRow>(
-    `SELECT intents.strategy AS strategy, count(*) AS open FROM orders INDEXED BY orders_open
-     JOIN intents ON intents.id = orders.intent_id
-     WHERE NOT (${finalStatusSql('orders')}) GROUP BY intents.strategy`,
-  )
+  const countOpen = db
+    .prepare<[string], number>(
+      `SELECT count(*) FROM orders INDEXED BY orders_open WHERE strategy = ? AND NOT (${finalStatusSql('orders')})`,
+    )
+    .pluck()
 
-  return function riskUsage(): RiskUsage {
+  /** Spend of every token; open orders of the strategies named (counting is the part that grows with open orders). */
+  return function riskUsage({ strategies = [] }: { strategies?: readonly string[] } = {}): RiskUsage {
     const tokens: Record<string, TokenUsage> = {}
     for (const [token, { byDay, total }] of spend.spendTotals()) {
       tokens[token] = { spentByUtcDay: Object.fromEntries(byDay), spentTotal: total }
     }
     const openOrdersByStrategy: Record<string, number> = {}
-    for (const { strategy, open } of selectOpen.iterate()) openOrdersByStrategy[strategy] = open
+    for (const strategy of strategies) openOrdersByStrategy[strategy] = countOpen.get(strategy) ?? 0
     return { tokens, openOrdersByStrategy }
   }
 }

@@ -177,7 +177,7 @@ describe('riskUsage', () => {
     order('grid-refunded', 'delta', 'REFUNDED', 'grid')
     order('twap-done', 'delta', 'FAILED', 'twap')
 
-    expect(journal.riskUsage().openOrdersByStrategy).toEqual({ dca: 4, grid: 1 })
+    expect(journal.riskUsage({ strategies: ['dca', 'grid', 'idle'] }).openOrdersByStrategy).toEqual({ dca: 4, grid: 1, idle: 0 })
   })
 
   it('is empty on a new journal', () => {
@@ -251,14 +251,16 @@ describe('spend totals migration', () => {
     journal.recordIntent({ id: 'b', strategy: 's', kind: 'swap', intent: {}, spend: { token, amount: 7n } })
     journal.recordIntent({ id: 'c', strategy: 's', kind: 'swap', intent: {}, spend: { token, amount: 5n } })
     journal.failIntent('c', 'the venue refused it', 'venue')
-    const before = journal.riskUsage()
+    recordSampleOrder(journal, 'open-order')
+    const before = journal.riskUsage({ strategies: ['sample'] })
+    expect(before.openOrdersByStrategy).toEqual({ sample: 1 })
     journal.close()
     const db = new BetterSqlite3(file)
-    db.exec('DROP TABLE spend_totals; DROP INDEX orders_open')
+    db.exec('DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy')
     db.pragma(`user_version = ${journalMigrations.length - 1}`)
     db.close()
     context.journal = openJournal({ file, clock })
-    expect(context.journal.riskUsage()).toEqual(before)
+    expect(context.journal.riskUsage({ strategies: ['sample'] })).toEqual(before)
     expect(before.tokens[token]).toEqual({
       spentByUtcDay: { '2023-11-14': maxUint256 / 4n, '2023-11-15': 7n },
       spentTotal: maxUint256 / 4n + 7n,

@@ -8,8 +8,8 @@ import {
   hashTwapOrder,
 } from '../../src/protocol/delta-order.js'
 import { getDeltaDomain, orderCancellationsTypes } from '../../src/protocol/delta-types.js'
+import { compileStructHasher, domainSeparatorOf, typedDataDigest } from '../../src/protocol/typed-data-hash.js'
 import { hashSignedStruct } from '../../src/sandbox/delta/api/signed-struct.js'
-import { compileStructHasher, domainSeparatorOf, typedDataDigest } from '../../src/sandbox/delta/api/typed-data-hash.js'
 import { addressArbitrary, bytesArbitrary, uintArbitrary } from '../protocol/arbitraries.js'
 
 const domainArbitrary = fc.record({ chainId: fc.integer({ min: 1, max: 2 ** 32 }), verifyingContract: addressArbitrary })

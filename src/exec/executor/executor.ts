@@ -60,7 +60,7 @@ export function createExecutor(context: ExecutorContext) {
     return checkRiskLimits({
       intent,
       limits: context.limits,
-      usage: journal.riskUsage(),
+      usage: journal.riskUsage({ strategies: [intent.strategy] }),
       now: clock.now(),
       killSwitch: context.killSwitch,
       quote,

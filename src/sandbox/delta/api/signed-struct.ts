@@ -13,8 +13,8 @@ import {
   twapBuyOrderTypes,
   twapOrderTypes,
 } from '../../../protocol/delta-types.js'
+import { compileStructHasher, domainSeparatorOf, typedDataDigest } from '../../../protocol/typed-data-hash.js'
 import type { SignedStruct } from '../order-store.js'
-import { compileStructHasher, domainSeparatorOf, typedDataDigest } from './typed-data-hash.js'
 
 export type TypedDataOf = ReturnType<typeof typedDataOf>
 
