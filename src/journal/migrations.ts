@@ -1,11 +1,15 @@
 import type { Database } from 'better-sqlite3'
 import { JournalVersionError } from './journal-errors.js'
-import { finalStatusSql } from './order-status.js'
 
 /**
  * Schema migrations, in order: migration i brings the database from `user_version` i to i + 1. Append only; never
  * edit a migration that has shipped. Amounts are TEXT decimal strings of raw units, times INTEGER unix ms, addresses lowercase.
  */
+/** The final statuses of migration 3, frozen: a shipped migration must not change with the code. */
+const finalStatusesAtVersion3 = `(mode = 'delta' AND status IN ('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'))
+  OR (mode = 'otc' AND status IN ('FULFILLED', 'CANCELLED', 'EXPIRED'))
+  OR (mode = 'market' AND status IN ('mined', 'reverted', 'dropped'))`
+
 /** SQL, or a function for a migration that must compute in JavaScript (e.g. sums of amounts beyond 64 bits). */
 export type JournalMigration = string | ((db: Database) => void)
 
@@ -243,7 +247,10 @@ export const journalMigrations: readonly JournalMigration[] = [
       -- the strategy of the order's intent, copied so open orders can be counted per strategy from one index
       ALTER TABLE orders ADD COLUMN strategy TEXT;
       UPDATE orders SET strategy = (SELECT strategy FROM intents WHERE intents.id = orders.intent_id);
-      CREATE INDEX orders_open ON orders (strategy) WHERE NOT (${finalStatusSql('orders')});
+      -- 1 until the order reaches a final status of its mode; set once, so status changes leave the index alone
+      ALTER TABLE orders ADD COLUMN open INTEGER NOT NULL DEFAULT 1 CHECK (open IN (0, 1));
+      UPDATE orders SET open = 0 WHERE ${finalStatusesAtVersion3};
+      CREATE INDEX orders_open ON orders (strategy) WHERE open = 1;
     `)
     const totals = new Map<string, bigint>()
     const rows = db

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
 import type { Clock } from '../time/clock.js'
 import { JournalConflictError, JournalRecordNotFoundError, JournalValueError } from './journal-errors.js'
-import { isStatusOfMode, type OrderMode, type OrderStatus, orderStatusSchema } from './order-status.js'
+import { isFinalStatus, isStatusOfMode, type OrderMode, type OrderStatus, orderStatusSchema } from './order-status.js'
 import { amountColumn, toAmountText } from './sql-values.js'
 
 export const statusHistoryRowSchema = z
@@ -121,6 +121,8 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     'UPDATE orders SET status = ?, status_seq = ?, history_head = ?, fills_head = ?, updated_at = ? WHERE id = ?',
   )
   const updateFillsHead = db.prepare<[number | null, string]>('UPDATE orders SET fills_head = ? WHERE id = ?')
+  // A separate statement, run once per order: the index of open orders is touched only when an order closes.
+  const closeOrder = db.prepare<[string]>('UPDATE orders SET open = 0 WHERE id = ? AND open = 1')
   const insertHistory = db.prepare<[string, number, string, string | null, number, number | null]>(
     'INSERT INTO order_status_history (order_id, seq, status, reason, at, previous_id) VALUES (?, ?, ?, ?, ?, ?)',
   )
@@ -171,8 +173,10 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
       if (event.type === 'status' ? applyStatus(state, event, now) : writeFill(state, event, now, venueFills)) changed++
     }
     for (const [orderId, state] of states) {
-      if (state.statusChanged) updateStatus.run(state.status, state.seq, state.historyHead, state.fillsHead, now, orderId)
-      else if (state.fillsChanged) updateFillsHead.run(state.fillsHead, orderId)
+      if (state.statusChanged) {
+        updateStatus.run(state.status, state.seq, state.historyHead, state.fillsHead, now, orderId)
+        if (isFinalStatus(state.mode, state.status)) closeOrder.run(orderId)
+      } else if (state.fillsChanged) updateFillsHead.run(state.fillsHead, orderId)
     }
     return changed
   }

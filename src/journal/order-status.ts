@@ -31,10 +31,3 @@ export function isStatusOfMode(mode: OrderMode, status: string): boolean {
 export function isFinalStatus(mode: OrderMode, status: string): boolean {
   return (finalStatusesByMode[mode] as readonly string[]).includes(status)
 }
-
-/** `(mode = ? AND status IN (...)) OR ...` over every final status: the SQL twin of `isFinalStatus`. */
-export function finalStatusSql(table: string): string {
-  return Object.entries(finalStatusesByMode)
-    .map(([mode, statuses]) => `(${table}.mode = '${mode}' AND ${table}.status IN (${statuses.map((status) => `'${status}'`).join(', ')}))`)
-    .join(' OR ')
-}

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3'
 import { z } from 'zod'
 import type { Clock } from '../time/clock.js'
 import { JournalConflictError, JournalRecordNotFoundError } from './journal-errors.js'
-import { finalStatusSql, type OrderMode, type OrderStatus, orderModes, orderStatusSchema, signedStatus } from './order-status.js'
+import { type OrderMode, type OrderStatus, orderModes, orderStatusSchema, signedStatus } from './order-status.js'
 import { amountColumn, flagColumn, jsonColumn, toAddress, toAmountText, toJsonText } from './sql-values.js'
 
 export const orderRowSchema = z
@@ -107,10 +107,9 @@ export function createOrderStatements(db: Database, clock: Clock) {
     `UPDATE orders SET submitted = 1, submitted_at = coalesce(submitted_at, ?), venue_id = coalesce(venue_id, ?), updated_at = ?
      WHERE id = ?`,
   )
-  const selectOpen = db.prepare(`SELECT * FROM orders WHERE NOT (${finalStatusSql('orders')}) ORDER BY created_at, id`)
-  const selectInFlight = db.prepare(
-    `SELECT * FROM orders WHERE submitted = 0 AND NOT (${finalStatusSql('orders')}) ORDER BY created_at, id`,
-  )
+  // `open` is kept with the status (cleared once, when the order reaches a final status of its mode).
+  const selectOpen = db.prepare('SELECT * FROM orders INDEXED BY orders_open WHERE open = 1 ORDER BY created_at, id')
+  const selectInFlight = db.prepare('SELECT * FROM orders INDEXED BY orders_open WHERE open = 1 AND submitted = 0 ORDER BY created_at, id')
   const listStatements = new Map<string, Statement>()
 
   function getOrder(key: OrderKey): JournalOrder | undefined {

@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3'
 import type { RiskUsage, TokenUsage } from '../exec/risk/risk-usage.js'
-import { finalStatusSql } from './order-status.js'
 import type { createSpendTotalStatements } from './spend-totals.js'
 
 /**
@@ -10,9 +9,7 @@ import type { createSpendTotalStatements } from './spend-totals.js'
  */
 export function createRiskUsageQuery(db: Database, spend: ReturnType<typeof createSpendTotalStatements>) {
   const countOpen = db
-    .prepare<[string], number>(
-      `SELECT count(*) FROM orders INDEXED BY orders_open WHERE strategy = ? AND NOT (${finalStatusSql('orders')})`,
-    )
+    .prepare<[string], number>('SELECT count(*) FROM orders INDEXED BY orders_open WHERE strategy = ? AND open = 1')
     .pluck()
 
   /** Spend of every token; open orders of the strategies named (counting is the part that grows with open orders). */

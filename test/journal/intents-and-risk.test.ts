@@ -252,15 +252,18 @@ describe('spend totals migration', () => {
     journal.recordIntent({ id: 'c', strategy: 's', kind: 'swap', intent: {}, spend: { token, amount: 5n } })
     journal.failIntent('c', 'the venue refused it', 'venue')
     recordSampleOrder(journal, 'open-order')
+    recordSampleOrder(journal, 'closed-order')
+    journal.recordStatus({ orderId: 'closed-order', status: 'COMPLETED' })
     const before = journal.riskUsage({ strategies: ['sample'] })
     expect(before.openOrdersByStrategy).toEqual({ sample: 1 })
     journal.close()
     const db = new BetterSqlite3(file)
-    db.exec('DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy')
+    db.exec('DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy; ALTER TABLE orders DROP COLUMN open')
     db.pragma(`user_version = ${journalMigrations.length - 1}`)
     db.close()
     context.journal = openJournal({ file, clock })
     expect(context.journal.riskUsage({ strategies: ['sample'] })).toEqual(before)
+    expect(context.journal.openOrders().map((order) => order.id)).toEqual(['open-order'])
     expect(before.tokens[token]).toEqual({
       spentByUtcDay: { '2023-11-14': maxUint256 / 4n, '2023-11-15': 7n },
       spentTotal: maxUint256 / 4n + 7n,
