@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createExecutor } from '../../src/exec/executor/executor.js'
 import { createIntent } from '../../src/exec/intents/create-intent.js'
+import { nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
 import { systemClock } from '../../src/time/clock.js'
 import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken } from '../helpers/otc.js'
@@ -93,5 +94,36 @@ describe('executor swap of a permit-only token', () => {
     // 224 bytes: an EIP-2612 permit signed for the Delta contract travels in the order.
     expect((payload.order.permit.length - 2) / 2).toBe(224)
     expect(context.journal.transactionsFrom(context.account.address, 1)).toEqual([])
+  })
+})
+
+describe('executor swap of the native asset', () => {
+  const sandbox = useSandbox({ chainIds: [1] })
+
+  it('lets Market sell native ETH and journals why Delta could not, and refuses a Delta-only native sale for its mode', async () => {
+    const context = await sandboxExecutorContext(sandbox(), { accountIndex: 5, journalFile: directory.path('native.sqlite') })
+    const executor = createExecutor(context)
+    const content = {
+      strategy: 'test',
+      kind: 'swap',
+      chainId: 1,
+      srcToken: nativeTokenPlaceholder,
+      destToken: sandboxToken(sandbox(), 1, 'USDC'),
+      amount: '100000000000000000',
+      side: 'SELL',
+      maxSlippageBps: 100,
+      maxPriceImpactPercent: 5,
+    }
+    const auto = await executor.execute(createIntent({ clock: systemClock, key: 'native-auto', content }))
+    expect(auto.status).toBe('accepted')
+    expect(auto.order?.mode).toBe('market')
+    expect(auto.modeChoice).toMatchObject({ mode: 'market', reason: 'only-market' })
+    expect(auto.modeChoice?.explanation).toMatch(/deposit into the Delta contract/)
+    const deltaOnly = await executor.execute(
+      createIntent({ clock: systemClock, key: 'native-delta', content: { ...content, mode: 'delta' } }),
+    )
+    expect(deltaOnly.status).toBe('refused')
+    expect(deltaOnly.intent).toMatchObject({ refusalLimit: 'mode' })
+    expect(deltaOnly.order).toBeUndefined()
   })
 })

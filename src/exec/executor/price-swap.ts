@@ -1,6 +1,8 @@
 import type { DeltaPrice } from '../../api/delta/delta-price-schema.js'
 import type { MarketPriceRoute } from '../../api/market/price-route-schema.js'
 import { ModeUnavailableError, resolveSpender, type TradingMode } from '../../chain/spender.js'
+import { BaseError } from '../../errors/base.js'
+import { nativeTokenPlaceholder } from '../../protocol/addresses.js'
 import type { Intent } from '../intents/intent-schema.js'
 import { chooseMode, type ModeChoice } from '../mode/choose-mode.js'
 import { quoteTrade, type TradeQuotes } from '../quote-trade.js'
@@ -23,6 +25,17 @@ export type PricedSwap = {
  * unified quote for the service's own pick when both are quoted, and chooses by comparing net amounts (gas, fees and
  * the Delta partner fee) under the preference and the intent's override.
  */
+/** Delta takes the native asset only as a deposit held by the Delta contract, which the executor does not make. */
+export class NativeDeltaSourceError extends BaseError {
+  override name = 'NativeDeltaSourceError'
+  constructor() {
+    super('selling the native asset through Delta needs a deposit into the Delta contract, which deltaflow does not make', {
+      hint: 'Sell the wrapped token (WETH) through Delta, or let Market take the native asset.',
+      errorClass: 'operational',
+    })
+  }
+}
+
 export async function priceSwap(context: ExecutorContext, intent: Extract<Intent, { kind: 'swap' }>): Promise<PricedSwap> {
   const available = (mode: TradingMode): ModeUnavailableError | undefined => {
     try {
@@ -34,6 +47,7 @@ export async function priceSwap(context: ExecutorContext, intent: Extract<Intent
     }
   }
   const deltaMissing = available('delta')
+  const nativeSource = intent.srcToken.toLowerCase() === nativeTokenPlaceholder.toLowerCase()
   const marketMissing = available('market')
   // Every mode the chain has is quoted, an override too: the journal then shows what the override gave up, and a
   // mode the intent did not ask for is never recorded as missing from the chain.
@@ -57,7 +71,7 @@ export async function priceSwap(context: ExecutorContext, intent: Extract<Intent
         })
   const choice = chooseMode({
     side: intent.side,
-    delta: deltaMissing ? { error: deltaMissing } : quotes.delta,
+    delta: deltaMissing ? { error: deltaMissing } : nativeSource ? { error: new NativeDeltaSourceError() } : quotes.delta,
     market: marketMissing ? { error: marketMissing } : quotes.market,
     preference: context.settings.preference,
     override: intent.mode === 'auto' ? undefined : intent.mode,
