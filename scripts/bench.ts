@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench` prints one line per figure; `--json` prints the raw results.
 // `npm run bench -- chains sandbox-start` runs only the named ones.
 import { benchChainsUp } from './bench/chains.js'
+import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
 import { benchReconcile } from './bench/reconcile.js'
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   journal: () => benchJournalAppend(),
   reconcile: () => benchReconcile(),
   'intent-to-signed': () => benchIntentToSigned(),
+  feed: () => benchFeed(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

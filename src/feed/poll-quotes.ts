@@ -1,0 +1,102 @@
+import {
+  asyncScheduler,
+  catchError,
+  concat,
+  defer,
+  EMPTY,
+  exhaustMap,
+  ignoreElements,
+  map,
+  Observable,
+  of,
+  type SchedulerLike,
+  timer,
+} from 'rxjs'
+import type { ApiClient } from '../api/client.js'
+import type { Clock } from '../time/clock.js'
+import { type BackoffPolicy, backoffDelayMs, backoffPolicyOf } from './backoff.js'
+import { fetchQuote } from './fetch-quote.js'
+import type { Quote, QuoteRequest } from './quote.js'
+import { quoteRequestKey } from './quote.js'
+import type { QuoteEvent } from './quote-event.js'
+import type { TokenDecimals } from './token-decimals.js'
+
+export type PollQuoteSourceParameters = {
+  request: QuoteRequest
+  /** One price of the request; subscribed once per poll, unsubscribed (aborted) when the poll is torn down. */
+  fetch: (request: QuoteRequest) => Observable<Quote>
+  /** Time between poll starts, ms; a poll still running at a tick makes the tick be skipped. */
+  intervalMs: number
+  /** Stamps failures. */
+  clock: Clock
+  /** Schedules ticks and backoff (default asyncScheduler; a TestScheduler in tests). */
+  scheduler?: SchedulerLike | undefined
+  backoff?: Partial<BackoffPolicy> | undefined
+  /** Jitter of the backoff, [0, 1) (default Math.random). */
+  random?: (() => number) | undefined
+}
+
+/**
+ * Polls one request forever: a poll at every tick of `intervalMs` (the first at once), never two at a time. A failed
+ * poll becomes an error event and holds the next poll back by an exponential backoff; a success resets it.
+ */
+export function pollQuoteSource(parameters: PollQuoteSourceParameters): Observable<QuoteEvent> {
+  const { request, fetch, intervalMs, clock, scheduler = asyncScheduler, random = Math.random } = parameters
+  if (!(intervalMs > 0) || !Number.isFinite(intervalMs))
+    throw new RangeError(`intervalMs must be a positive number, received ${intervalMs}`)
+  const policy = backoffPolicyOf(parameters.backoff)
+  const key = quoteRequestKey(request)
+  return defer(() => {
+    let failures = 0
+    const poll = (): Observable<QuoteEvent> =>
+      defer(() => fetch(request)).pipe(
+        map((quote): QuoteEvent => {
+          failures = 0
+          return { type: 'quote', key, quote }
+        }),
+        catchError((error: unknown) => {
+          failures++
+          const retryInMs = backoffDelayMs(failures, policy, random)
+          const event: QuoteEvent = { type: 'error', key, request, error, failures, retryInMs, at: clock.now() }
+          // The backoff wait is part of the poll, so exhaustMap drops the ticks that fall into it.
+          return concat(of(event), retryInMs > 0 ? timer(retryInMs, scheduler).pipe(ignoreElements()) : EMPTY)
+        }),
+      )
+    return timer(0, intervalMs, scheduler).pipe(exhaustMap(poll))
+  })
+}
+
+export type PollQuotesParameters = Omit<PollQuoteSourceParameters, 'fetch'> & {
+  api: ApiClient
+  decimalsOf: TokenDecimals
+}
+
+/**
+ * Polls one request over HTTP with its source's endpoint; see pollQuoteSource.
+ *
+ * @example
+ * pollQuotes({ api, request, decimalsOf: decimalsFromTokenList(tokens), intervalMs: 2_000, clock: systemClock })
+ *   .subscribe((event) => event.type === 'quote' && log.info({ destAmount: event.quote.destAmount }))
+ */
+export function pollQuotes({ api, decimalsOf, ...parameters }: PollQuotesParameters): Observable<QuoteEvent> {
+  const { clock } = parameters
+  return pollQuoteSource({
+    ...parameters,
+    fetch: (request) => fromAbortable((signal) => fetchQuote(api, { request, decimalsOf, clock, signal })),
+  })
+}
+
+/** An observable of one promise whose work is aborted when unsubscribed before it settles. */
+export function fromAbortable<T>(run: (signal: AbortSignal) => Promise<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    const controller = new AbortController()
+    run(controller.signal).then(
+      (value) => {
+        subscriber.next(value)
+        subscriber.complete()
+      },
+      (error: unknown) => subscriber.error(error),
+    )
+    return () => controller.abort()
+  })
+}

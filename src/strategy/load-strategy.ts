@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { checkStrategyDefinition } from './check-strategy-definition.js'
+import type { StrategyDefinition } from './define-strategy.js'
+import { resolveStrategyPackage } from './resolve-strategy-package.js'
+import { StrategyLoadError } from './strategy-errors.js'
+
+/** deltaflow's own strategies, shipped beside src/. */
+export const bundledStrategiesDirectory = resolve(dirname(fileURLToPath(import.meta.url)), '../../strategies')
+
+export type LoadStrategyParameters = {
+  /** Where relative paths and npm packages are resolved from: the config file's directory. */
+  baseDirectory: string
+  /** Searched in order for built-in names. Default: `<baseDirectory>/strategies`, then deltaflow's own strategies/. */
+  strategyDirectories?: readonly string[]
+}
+
+export type LoadedStrategy = {
+  definition: StrategyDefinition
+  source: { kind: 'built-in' | 'file' | 'package'; file: string }
+}
+
+const builtInNamePattern = /^[a-z0-9][a-z0-9._-]*$/
+const entryFiles = ['index.ts', 'index.js']
+
+/**
+ * Loads a strategy named in the config: a built-in name (`strategies/<name>/index.ts` or `.js`), a file path (starting
+ * with `.` or `/`, or ending in .ts/.js/.mjs), or an npm package installed beside the config. The module's default
+ * export, or its export named `strategy`, must be a definition of a supported apiVersion. Throws StrategyLoadError.
+ *
+ * @example
+ * const { definition } = await loadStrategy('twap', { baseDirectory: dirname(configFile) })
+ */
+export async function loadStrategy(
+  reference: string,
+  { baseDirectory, strategyDirectories }: LoadStrategyParameters,
+): Promise<LoadedStrategy> {
+  const source = locateStrategy(
+    reference,
+    baseDirectory,
+    strategyDirectories ?? [join(baseDirectory, 'strategies'), bundledStrategiesDirectory],
+  )
+  let module: Record<string, unknown>
+  try {
+    module = await import(pathToFileURL(source.file).href)
+  } catch (error) {
+    throw new StrategyLoadError({
+      reference,
+      reason: `importing ${source.file} failed: ${error instanceof Error ? error.message : String(error)}`,
+      hint: 'fix the error in the strategy module (TypeScript strategies run through tsx, as `deltaflow` does)',
+      cause: error,
+    })
+  }
+  const exported = module.default ?? module.strategy
+  if (exported === undefined) {
+    const names = Object.keys(module)
+    throw new StrategyLoadError({
+      reference,
+      reason: `expected ${source.file} to export a strategy as default or as "strategy", received ${names.length > 0 ? `exports ${names.join(', ')}` : 'no exports'}`,
+      hint: 'export default defineStrategy({ apiVersion: 1, name, configSchema, subscriptions, ... })',
+    })
+  }
+  return { definition: checkStrategyDefinition(exported, reference), source }
+}
+
+function locateStrategy(reference: string, baseDirectory: string, strategyDirectories: readonly string[]): LoadedStrategy['source'] {
+  if (reference.startsWith('.') || isAbsolute(reference) || /\.(ts|js|mjs)$/.test(reference)) {
+    const file = resolve(baseDirectory, reference)
+    if (!existsSync(file)) {
+      throw new StrategyLoadError({ reference, reason: `no file at ${file}`, hint: 'paths are relative to the config file' })
+    }
+    return { kind: 'file', file }
+  }
+  if (builtInNamePattern.test(reference)) {
+    for (const directory of strategyDirectories) {
+      const file = entryFiles.map((entry) => join(directory, reference, entry)).find((candidate) => existsSync(candidate))
+      if (file !== undefined) return { kind: 'built-in', file }
+    }
+  }
+  const file = resolveStrategyPackage(reference, baseDirectory)
+  if (file !== undefined) return { kind: 'package', file }
+  const searched = strategyDirectories.map((directory) => join(directory, reference, 'index.{ts,js}'))
+  throw new StrategyLoadError({
+    reference,
+    reason: `expected a built-in strategy (${builtInNamePattern.test(reference) ? searched.join(' or ') : 'not a valid built-in name'}), a file path, or an npm package installed under ${baseDirectory}; found none`,
+    hint: `check the spelling, start a file path with "./", or install the package (npm install ${reference})`,
+  })
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod'
+import { issueMessage } from '../api/wire.js'
+import { intentAddressSchema, intentAmountSchema, intentChainIdSchema, intentSideSchema } from '../exec/intents/intent-fields.js'
+import type { QuoteRequest } from '../feed/quote.js'
+import { StrategyError, type StrategyHandlerName } from './strategy-errors.js'
+
+const quoteRequestSchema = z.strictObject({
+  source: z.enum(['delta', 'market', 'unified'], { error: 'expected delta, market or unified' }),
+  chainId: intentChainIdSchema,
+  destChainId: intentChainIdSchema.optional(),
+  srcToken: intentAddressSchema,
+  destToken: intentAddressSchema,
+  amount: intentAmountSchema,
+  side: intentSideSchema,
+})
+
+const intervalSchema = z.custom<number>(
+  (value) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1_000,
+  'expected an interval in ms (an integer of at least 1000)',
+)
+
+function parseList<T>(strategy: string, handler: StrategyHandlerName, value: unknown, schema: z.ZodType<T>): T[] {
+  const result = z.array(schema, { error: 'expected an array' }).safeParse(value)
+  if (result.success) return result.data
+  const problems = result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(result)'}: ${issueMessage(issue)}`)
+  throw new StrategyError({ strategy, handler, reason: problems.join('; ') })
+}
+
+/** Validates what `subscriptions(config)` returned (addresses checksummed, amounts bigint). */
+export function parseSubscriptions(strategy: string, value: unknown): QuoteRequest[] {
+  return parseList(strategy, 'subscriptions', value, quoteRequestSchema)
+}
+
+/** Validates what `timers(config)` returned. */
+export function parseTimers(strategy: string, value: unknown): number[] {
+  return parseList(strategy, 'timers', value, intervalSchema)
+}

@@ -1,0 +1,200 @@
+import type { z } from 'zod'
+import { issueMessage } from '../api/wire.js'
+import type { Intent } from '../exec/intents/intent-schema.js'
+import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
+import type { Logger } from '../log/logger.js'
+import type { Clock } from '../time/clock.js'
+import { createBufferedState, type StrategyStateStore } from './buffered-state.js'
+import type { StrategyContext, StrategyDefinition } from './define-strategy.js'
+import { type DeepReadonly, deepFreeze, freezeCopy } from './frozen-copy.js'
+import { parseSubscriptions, parseTimers } from './quote-subscriptions.js'
+import { StrategyConfigError, StrategyError, type StrategyHandlerName } from './strategy-errors.js'
+import type { FillEvent, OrderUpdateEvent, RefundEvent } from './strategy-events.js'
+import { parseStrategyOutput } from './strategy-output.js'
+
+export type CreateSafeStrategyParameters = {
+  /** The strategy's config section as read (YAML, JSON): parsed here by the definition's configSchema. */
+  config: unknown
+  clock: Clock
+  /** Where the strategy's state lives: the journal (or anything with its three strategy-state functions). */
+  journal: StrategyStateStore
+  /** The bot's logger; the strategy gets `logger.child({ strategy })`. */
+  logger: Logger
+  /** Failures in a row after which the strategy is paused. Default 5. */
+  maxConsecutiveFailures?: number
+}
+
+export type StrategyStats = {
+  /** Events given to a handler (whether it succeeded or not). */
+  eventsHandled: number
+  /** Events not delivered because the strategy was paused. */
+  eventsSkipped: number
+  intentsProduced: number
+  failures: number
+  consecutiveFailures: number
+  paused: boolean
+  lastError: StrategyError | null
+}
+
+/** The outcome of one event: intents to execute (possibly none), a contained failure, or no delivery. */
+export type StrategyRun =
+  | { outcome: 'handled'; intents: Intent[] }
+  | { outcome: 'failed'; error: StrategyError; paused: boolean }
+  | { outcome: 'skipped'; reason: 'paused' | 'not subscribed' }
+
+export type SafeStrategy<Config = unknown> = {
+  name: string
+  config: DeepReadonly<Config>
+  /** Validated: addresses checksummed, amounts bigint. */
+  subscriptions: readonly QuoteRequest[]
+  /** Intervals in ms for handleTimer. */
+  timers: readonly number[]
+  start: () => Promise<StrategyRun>
+  /** Skipped unless the quote answers one of `subscriptions`. */
+  handleQuote: (quote: Quote) => Promise<StrategyRun>
+  handleOrderUpdate: (event: OrderUpdateEvent) => Promise<StrategyRun>
+  handleFill: (event: FillEvent) => Promise<StrategyRun>
+  handleRefund: (event: RefundEvent) => Promise<StrategyRun>
+  handleTimer: (intervalMs: number) => Promise<StrategyRun>
+  stop: () => Promise<StrategyRun>
+  pause: () => void
+  /** Delivers events again, with the count of consecutive failures reset. */
+  resume: () => void
+  stats: () => StrategyStats
+}
+
+type LooseHandler = (...parameters: unknown[]) => unknown
+
+/**
+ * Runs a strategy in quarantine: its config is validated (StrategyConfigError names the strategy and the fields), its
+ * inputs are frozen copies, its intents are validated and stamped by createIntent, and whatever it throws, rejects
+ * or returns wrongly becomes a counted StrategyError instead of reaching the caller. After `maxConsecutiveFailures`
+ * in a row it is paused and receives nothing until `resume()`. Events are delivered one at a time, in call order.
+ * State written by a handler reaches the journal only if that handler succeeds.
+ *
+ * @example
+ * const twap = createSafeStrategy(definition, { config: yaml.strategies.twap, clock, journal, logger })
+ * const run = await twap.handleQuote(quote)
+ * if (run.outcome === 'handled') for (const intent of run.intents) await executor.execute(intent)
+ */
+export function createSafeStrategy<Schema extends z.ZodType>(
+  definition: StrategyDefinition<Schema>,
+  { config: rawConfig, clock, journal, logger, maxConsecutiveFailures = 5 }: CreateSafeStrategyParameters,
+): SafeStrategy<z.output<Schema>> {
+  const { name } = definition
+  const parsed = definition.configSchema.safeParse(rawConfig)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(config)'}: ${issueMessage(issue)}`)
+    throw new StrategyConfigError({ strategy: name, problems })
+  }
+  const config = deepFreeze(parsed.data as z.output<Schema>)
+  const subscriptions = deepFreeze(
+    parseSubscriptions(
+      name,
+      callAtCreation(name, 'subscriptions', () => definition.subscriptions(config)),
+    ),
+  )
+  const timers = deepFreeze(
+    parseTimers(
+      name,
+      callAtCreation(name, 'timers', () => definition.timers?.(config) ?? []),
+    ),
+  )
+  const subscribedKeys = new Set(subscriptions.map((request) => quoteRequestKey(request)))
+  const log = logger.child({ strategy: name })
+  const stats: StrategyStats = {
+    eventsHandled: 0,
+    eventsSkipped: 0,
+    intentsProduced: 0,
+    failures: 0,
+    consecutiveFailures: 0,
+    paused: false,
+    lastError: null,
+  }
+  let queue: Promise<unknown> = Promise.resolve()
+
+  // Events are copied when the caller hands them over, then wait their turn.
+  function deliver(handler: StrategyHandlerName, event?: { value: unknown }): Promise<StrategyRun> {
+    const run = queue.then(() => invoke(handler, event))
+    queue = run
+    return run
+  }
+
+  async function invoke(handler: StrategyHandlerName, event?: { value: unknown }): Promise<StrategyRun> {
+    if (stats.paused) {
+      stats.eventsSkipped += 1
+      return { outcome: 'skipped', reason: 'paused' }
+    }
+    const callback = Reflect.get(definition, handler) as LooseHandler | undefined
+    if (callback === undefined) return { outcome: 'handled', intents: [] }
+    stats.eventsHandled += 1
+    const buffered = createBufferedState(journal, name)
+    const context: StrategyContext<z.output<Schema>> = {
+      strategy: name,
+      config,
+      now: () => clock.now(),
+      state: buffered.state,
+      logger: log,
+    }
+    try {
+      const output = await (event === undefined ? callback(context) : callback(event.value, context))
+      const intents = parseStrategyOutput({ output, strategy: name, handler, clock })
+      buffered.commit()
+      stats.consecutiveFailures = 0
+      stats.intentsProduced += intents.length
+      return { outcome: 'handled', intents }
+    } catch (error) {
+      return recordFailure(
+        error instanceof StrategyError
+          ? error
+          : new StrategyError({ strategy: name, handler, reason: error instanceof Error ? error.message : String(error), cause: error }),
+      )
+    }
+  }
+
+  function recordFailure(error: StrategyError): StrategyRun {
+    stats.failures += 1
+    stats.consecutiveFailures += 1
+    stats.lastError = error
+    log.error({ err: error, handler: error.handler, consecutiveFailures: stats.consecutiveFailures }, 'strategy handler failed')
+    if (stats.consecutiveFailures >= maxConsecutiveFailures) {
+      stats.paused = true
+      log.error({ consecutiveFailures: stats.consecutiveFailures }, 'strategy paused after consecutive failures')
+    }
+    return { outcome: 'failed', error, paused: stats.paused }
+  }
+
+  return {
+    name,
+    config,
+    subscriptions,
+    timers,
+    start: () => deliver('onStart'),
+    handleQuote: (quote) =>
+      subscribedKeys.has(quoteRequestKey(quote.request))
+        ? deliver('onQuote', { value: freezeCopy(quote) })
+        : Promise.resolve({ outcome: 'skipped', reason: 'not subscribed' }),
+    handleOrderUpdate: (event) => deliver('onOrderUpdate', { value: freezeCopy(event) }),
+    handleFill: (event) => deliver('onFill', { value: freezeCopy(event) }),
+    handleRefund: (event) => deliver('onRefund', { value: freezeCopy(event) }),
+    handleTimer: (intervalMs) => deliver('onTimer', { value: deepFreeze({ now: clock.now(), intervalMs }) }),
+    stop: () => deliver('onStop'),
+    pause: () => {
+      stats.paused = true
+    },
+    resume: () => {
+      stats.paused = false
+      stats.consecutiveFailures = 0
+    },
+    stats: () => ({ ...stats }),
+  }
+}
+
+/** subscriptions and timers run once, at creation: a strategy that cannot say what it needs does not start. */
+function callAtCreation(strategy: string, handler: StrategyHandlerName, call: () => unknown): unknown {
+  try {
+    return call()
+  } catch (error) {
+    throw new StrategyError({ strategy, handler, reason: error instanceof Error ? error.message : String(error), cause: error })
+  }
+}
