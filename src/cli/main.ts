@@ -6,6 +6,7 @@ import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
 import { registerReconcileCommand } from './reconcile.js'
 import { registerSandboxCommand } from './sandbox.js'
+import { registerSchemaCommand } from './schema.js'
 import { registerStartCommand } from './start.js'
 import { registerSwapCommand } from './swap.js'
 
@@ -23,6 +24,7 @@ registerOrdersCommand(program)
 registerOrderCommand(program)
 registerCancelCommand(program)
 registerReconcileCommand(program)
+registerSchemaCommand(program)
 
 await program.parseAsync(process.argv)
 // Every command has finished its work here (long-running ones wait for a signal inside their action); HTTP keep-alive

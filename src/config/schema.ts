@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { riskLimitsSchema } from '../exec/risk/risk-limits-schema.js'
 
 const chainIdKey = z.string().regex(/^\d+$/, 'expected a chain id such as 1 or 8453')
 
@@ -26,14 +27,79 @@ export const walletConfigSchema = z.strictObject({
     .default('DELTAFLOW_PRIVATE_KEY'),
 })
 
-/** The configuration shared by every command that touches the venue or the chains. */
+/** How the executor trades (section `executor`). */
+export const executorConfigSchema = z.strictObject({
+  /** Which mode keeps a near tie, and by how many bps the other must beat it. */
+  preferMode: z.enum(['delta', 'market']).default('delta'),
+  preferMarginBps: z.number().min(0).max(10_000).default(5),
+  /** How Delta market orders get their allowance; LIMIT and TWAP orders always use an on-chain approval. */
+  permitPreference: z.enum(['onchain', 'permit', 'permit2']).default('onchain'),
+  /** `exact` covers the order and the account's other open orders of the token; `unlimited` grants the maximum once. */
+  approvalPolicy: z.enum(['exact', 'unlimited']).default('exact'),
+  /** Seconds a market-style Delta order stays open, and a Market transaction's deadline. */
+  deltaValiditySeconds: z.number().int().min(60).default(600),
+  marketValiditySeconds: z.number().int().min(60).default(300),
+})
+
+/** One strategy of the bot: which plugin, under which name, with its own config (checked by the plugin's schema). */
+export const strategyEntrySchema = z.strictObject({
+  /** Unique within the bot: intents, orders and state are journaled under it. */
+  name: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, "_", "-" or "."'),
+  /** A built-in strategy name, a file path, or an npm package. */
+  use: z.string().min(1),
+  enabled: z.boolean().default(true),
+  /** Passed to the plugin, which validates it. */
+  config: z.record(z.string(), z.unknown()).default({}),
+})
+
+/** The kill switch of the risk section: a file whose presence, or a signal, stops new orders. */
+export const killSwitchConfigSchema = z.strictObject({
+  file: z.string().min(1).optional(),
+  signal: z.enum(['SIGUSR1', 'SIGUSR2', 'SIGHUP']).optional(),
+  cancelOpenOrders: z.boolean().default(false),
+})
+
+/** The configuration shared by every command that touches the venue or the chains, and the bot's own sections. */
 export const deltaflowConfigSchema = z.strictObject({
+  /** paper: the embedded sandbox; dry-run: real quotes, nothing signed; live: real orders (also needs --live). */
+  mode: z.enum(['paper', 'dry-run', 'live']).default('paper'),
   venue: venueConfigSchema.default(venueConfigSchema.parse({})),
   chains: z.record(chainIdKey, chainConfigSchema).default({}),
   wallet: walletConfigSchema.default(walletConfigSchema.parse({})),
   /** SQLite journal file. */
   db: z.string().min(1).optional(),
+  risk: riskLimitsSchema.extend({ killSwitch: killSwitchConfigSchema.optional() }).default(riskLimitsSchema.parse({})),
+  executor: executorConfigSchema.default(executorConfigSchema.parse({})),
+  /** Milliseconds between two polls of one quote request. */
+  feed: z.strictObject({ intervalMs: z.number().int().min(100).default(1_000) }).default({ intervalMs: 1_000 }),
+  strategies: z
+    .array(strategyEntrySchema)
+    .default([])
+    .superRefine((entries, context) => {
+      const seen = new Set<string>()
+      entries.forEach((entry, index) => {
+        if (seen.has(entry.name)) {
+          context.addIssue({
+            code: 'custom',
+            message: `expected a unique strategy name, received "${entry.name}" twice`,
+            path: [index, 'name'],
+          })
+        }
+        seen.add(entry.name)
+      })
+    }),
 })
+
+/**
+ * The JSON Schema of the configuration for editors (`deltaflow schema > deltaflow.schema.json`): the input side, so
+ * amounts written as strings and defaults left out are valid.
+ */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(deltaflowConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+}
 
 export type DeltaflowConfig = z.infer<typeof deltaflowConfigSchema>
 export type DeltaflowConfigInput = z.input<typeof deltaflowConfigSchema>

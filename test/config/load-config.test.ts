@@ -65,3 +65,49 @@ describe('parseConfig', () => {
     expect(problem).toMatch(/^bot\.yaml:3:5: chains\.base: invalid key: expected a chain id such as 1 or 8453$/)
   })
 })
+
+describe('parseConfig bot sections', () => {
+  const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+
+  it('reads the mode, risk limits with a kill switch, executor settings and strategies', () => {
+    const config = parseConfig(
+      [
+        'mode: dry-run',
+        'risk:',
+        '  maxSlippageBps: 100',
+        '  tokens:',
+        `    "1:${usdc}": { dailyBudget: "5000000000" }`,
+        '  killSwitch: { file: /tmp/stop-deltaflow, cancelOpenOrders: true }',
+        'executor: { preferMode: market, approvalPolicy: unlimited }',
+        'strategies:',
+        '  - name: dca-weth',
+        '    use: dca',
+        '    config: { total: "1000000000" }',
+      ].join('\n'),
+      'bot.yaml',
+      { env: {} },
+    )
+    expect(config.mode).toBe('dry-run')
+    expect(config.risk.tokens[`1:${usdc.toLowerCase()}`]?.dailyBudget).toBe(5_000_000_000n)
+    expect(config.risk.killSwitch).toEqual({ file: '/tmp/stop-deltaflow', cancelOpenOrders: true })
+    expect(config.executor).toMatchObject({ preferMode: 'market', preferMarginBps: 5, approvalPolicy: 'unlimited' })
+    expect(config.strategies).toEqual([{ name: 'dca-weth', use: 'dca', enabled: true, config: { total: '1000000000' } }])
+    expect(config.feed.intervalMs).toBe(1_000)
+  })
+
+  it('names a budget that is not a raw amount with its path and line', () => {
+    const [problem] = problemsOf(['risk:', '  tokens:', `    "1:${usdc}":`, '      dailyBudget: 12.5'].join('\n'))
+    expect(problem).toMatch(new RegExp(`^bot\\.yaml:4:20: risk\\.tokens\\.1:${usdc}\\.dailyBudget: expected a raw amount`))
+  })
+
+  it('names an unknown key of a strategy entry and a repeated strategy name', () => {
+    const problems = problemsOf(['strategies:', '  - { name: a, use: dca }', '  - name: a', '    use: ladder', '    confg: {}'].join('\n'))
+    expect(problems).toContain('bot.yaml:5:5: unknown key "confg" in strategies.1')
+    expect(problems.some((problem) => /strategies\.1\.name: expected a unique strategy name, received "a" twice/.test(problem))).toBe(true)
+  })
+
+  it('refuses a mode it does not know', () => {
+    const [problem] = problemsOf('mode: yolo\n')
+    expect(problem).toMatch(/^bot\.yaml:1:7: mode: /)
+  })
+})
