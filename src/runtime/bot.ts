@@ -1,0 +1,225 @@
+import type { Subscription } from 'rxjs'
+import type { ExecutionOutcome } from '../exec/executor/executor.js'
+import { createExecutor } from '../exec/executor/executor.js'
+import type { ExecutorContext } from '../exec/executor/executor-context.js'
+import type { Intent } from '../exec/intents/intent-schema.js'
+import { quoteRequestKey } from '../feed/quote.js'
+import { createQuoteFeed } from '../feed/quote-feed.js'
+import type { TokenDecimals } from '../feed/token-decimals.js'
+import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
+import { createLogger, type Logger } from '../log/logger.js'
+import type { SafeStrategy, StrategyRun, StrategyStats } from '../strategy/safe-strategy.js'
+import { BotStateError } from './bot-errors.js'
+import { createOrderEventTracker, type StrategyOrderEvent } from './order-event-tracker.js'
+import { createSerialQueue } from './serial-queue.js'
+
+export type CreateBotParameters = {
+  context: ExecutorContext
+  strategies: readonly SafeStrategy[]
+  /** Time between quote polls of each subscription, ms. */
+  feedIntervalMs: number
+  /** Time between reconciliation passes, ms. */
+  reconcileIntervalMs: number
+  /** Decimals of every subscribed token (the price endpoints need them). */
+  decimalsOf: TokenDecimals
+  /** Defaults to the context's logger, else a silent one. */
+  logger?: Logger | undefined
+}
+
+export type BotStats = {
+  running: boolean
+  quotes: number
+  quoteErrors: number
+  intentsQueued: number
+  executions: { accepted: number; refused: number; failed: number; done: number }
+  /** execute() threw (a retryable or fatal error): logged, the bot went on. */
+  executionErrors: number
+  reconcilePasses: number
+  reconcileErrors: number
+  delivered: { orderUpdates: number; fills: number; refunds: number; timers: number }
+  strategies: Record<string, StrategyStats>
+}
+
+export type Bot = {
+  /** Recovers in-flight orders, starts the strategies, then subscribes to quotes, timers and reconciliation. */
+  start: () => Promise<void>
+  /** Unsubscribes, waits for handlers and executions in flight, then stops the strategies (their intents still run). */
+  stop: () => Promise<void>
+  stats: () => BotStats
+}
+
+/**
+ * The bot runtime: one quote feed over the union of the strategies' subscriptions, each quote to the strategies
+ * subscribed to it; the intents they return executed one at a time (nonces and risk checks stay consistent); every
+ * `reconcileIntervalMs` the journal is reconciled and the strategies hear about their orders' status changes, fills
+ * and refunds. What was delivered is tracked in memory only: after a restart, events from before it are not delivered.
+ *
+ * @example
+ * const bot = createBot({ context, strategies: [takeProfit], feedIntervalMs: 2_000, reconcileIntervalMs: 5_000, decimalsOf })
+ * await bot.start()
+ * process.once('SIGINT', () => void bot.stop())
+ */
+export function createBot({ context, strategies, feedIntervalMs, reconcileIntervalMs, decimalsOf, ...rest }: CreateBotParameters): Bot {
+  const logger = (rest.logger ?? context.logger ?? createLogger({ level: 'silent' })).child({ unit: 'bot' })
+  const executor = createExecutor(context)
+  const executions = createSerialQueue()
+  const tracker = createOrderEventTracker(
+    context.journal,
+    strategies.map((strategy) => strategy.name),
+  )
+  const handlers = new Set<Promise<unknown>>()
+  const timers: ReturnType<typeof setInterval>[] = []
+  const stats: Omit<BotStats, 'strategies' | 'running'> = {
+    quotes: 0,
+    quoteErrors: 0,
+    intentsQueued: 0,
+    executions: { accepted: 0, refused: 0, failed: 0, done: 0 },
+    executionErrors: 0,
+    reconcilePasses: 0,
+    reconcileErrors: 0,
+    delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0 },
+  }
+  let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new'
+  let feedSubscription: Subscription | undefined
+  let reconciling: Promise<void> | undefined
+
+  function enqueue(intent: Intent): void {
+    stats.intentsQueued += 1
+    void executions.push(async () => {
+      try {
+        record(intent, await executor.execute(intent))
+      } catch (error) {
+        stats.executionErrors += 1
+        logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
+      }
+    })
+  }
+
+  function record(intent: Intent, outcome: ExecutionOutcome): void {
+    stats.executions[outcome.status] += 1
+    const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
+    if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
+    else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
+  }
+
+  /** Runs one strategy handler; its intents join the execution queue. Never rejects (SafeStrategy contains failures). */
+  function run(call: () => Promise<StrategyRun>): Promise<void> {
+    const handled = call().then((result) => {
+      if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
+    })
+    handlers.add(handled)
+    void handled.finally(() => handlers.delete(handled))
+    return handled
+  }
+
+  function deliver({ strategy: name, ...item }: StrategyOrderEvent): void {
+    const strategy = strategies.find((candidate) => candidate.name === name)
+    if (!strategy) return
+    if (item.type === 'orderUpdate') {
+      stats.delivered.orderUpdates += 1
+      void run(() => strategy.handleOrderUpdate(item.event))
+    } else if (item.type === 'fill') {
+      stats.delivered.fills += 1
+      void run(() => strategy.handleFill(item.event))
+    } else {
+      stats.delivered.refunds += 1
+      void run(() => strategy.handleRefund(item.event))
+    }
+  }
+
+  async function reconcilePass(): Promise<void> {
+    try {
+      await reconcileOrders({
+        journal: context.journal,
+        api: context.api,
+        chains: context.chains,
+        account: context.account.address,
+        clock: context.clock,
+        logger,
+      })
+      stats.reconcilePasses += 1
+    } catch (error) {
+      stats.reconcileErrors += 1
+      logger.error({ err: error }, 'reconciliation failed')
+    }
+    // Orders the executor journaled since the last pass are reported too, reconciled or not.
+    if (state === 'running') for (const event of tracker.collect()) deliver(event)
+  }
+
+  function subscribe(): void {
+    const requests = strategies.flatMap((strategy) => strategy.subscriptions)
+    if (requests.length > 0) {
+      const feed = createQuoteFeed({ api: context.api, decimalsOf, requests, intervalMs: feedIntervalMs, clock: context.clock })
+      feedSubscription = feed.events.subscribe((event) => {
+        if (event.type === 'error') {
+          stats.quoteErrors += 1
+          logger.warn({ err: event.error, key: event.key, failures: event.failures, retryInMs: event.retryInMs }, 'quote poll failed')
+          return
+        }
+        stats.quotes += 1
+        for (const strategy of strategies) {
+          if (strategy.subscriptions.some((request) => quoteRequestKey(request) === event.key))
+            void run(() => strategy.handleQuote(event.quote))
+        }
+      })
+    }
+    for (const strategy of strategies) {
+      for (const intervalMs of strategy.timers) {
+        timers.push(
+          setInterval(() => {
+            stats.delivered.timers += 1
+            void run(() => strategy.handleTimer(intervalMs))
+          }, intervalMs),
+        )
+      }
+    }
+    timers.push(
+      setInterval(() => {
+        // A pass still running makes this tick be skipped.
+        if (reconciling) return
+        reconciling = reconcilePass().finally(() => {
+          reconciling = undefined
+        })
+      }, reconcileIntervalMs),
+    )
+  }
+
+  async function settle(): Promise<void> {
+    while (handlers.size > 0 || executions.pending() > 0) {
+      await Promise.all([...handlers])
+      await executions.idle()
+    }
+  }
+
+  return {
+    start: async () => {
+      if (state !== 'new') throw new BotStateError({ action: 'start', state })
+      state = 'running'
+      const recovery = await executor.recover()
+      logger.info({ recovery }, 'recovered in-flight orders')
+      tracker.prime()
+      await Promise.all(strategies.map((strategy) => run(() => strategy.start())))
+      subscribe()
+      logger.info({ strategies: strategies.map((strategy) => strategy.name) }, 'bot started')
+    },
+    stop: async () => {
+      if (state !== 'running') throw new BotStateError({ action: 'stop', state })
+      state = 'stopping'
+      feedSubscription?.unsubscribe()
+      for (const timer of timers) clearInterval(timer)
+      await reconciling
+      await settle()
+      await Promise.all(strategies.map((strategy) => run(() => strategy.stop())))
+      await settle()
+      state = 'stopped'
+      logger.info({ stats: { ...stats } }, 'bot stopped')
+    },
+    stats: () => ({
+      ...stats,
+      executions: { ...stats.executions },
+      delivered: { ...stats.delivered },
+      running: state === 'running',
+      strategies: Object.fromEntries(strategies.map((strategy) => [strategy.name, strategy.stats()])),
+    }),
+  }
+}
