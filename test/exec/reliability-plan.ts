@@ -11,6 +11,7 @@ export type WorkerConfig = {
   url: string
   chains: { chainId: number; rpcUrl: string }[]
   journalFile: string
+  accountIndex: number
   tokens: { usdc: Address; weth: Address }
   /** Trials whose intents this run executes (the previous trial's again, to finish what a kill interrupted). */
   trials: number[]
@@ -20,10 +21,9 @@ export type WorkerConfig = {
   settle: boolean
 }
 
-export const reliabilityAccountIndex = 6
-
-export function reliabilityAccount() {
-  const key = developmentAccounts[reliabilityAccountIndex]?.privateKey
+/** The development account of a lane: lanes run side by side, each with its own account and journal. */
+export function reliabilityAccount(accountIndex: number) {
+  const key = developmentAccounts[accountIndex]?.privateKey
   if (!key) throw new Error('development account missing')
   return privateKeyToAccount(key)
 }

@@ -14,7 +14,7 @@ const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig
 const started = performance.now()
 const step = (text: string) => process.stdout.write(`${text} +${Math.round(performance.now() - started)}ms\n`)
 
-const account = reliabilityAccount()
+const account = reliabilityAccount(config.accountIndex)
 const api = createApiClient({ baseUrl: config.url, retry: { retries: 3 } })
 const chains = createChainClients({
   chains: config.chains.map((chain) => ({ chainId: chain.chainId, rpcUrls: [chain.rpcUrl] })),

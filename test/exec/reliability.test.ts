@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import type { Address } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApiClient } from '../../src/api/client.js'
 import { getDeltaOrders } from '../../src/api/delta/get-delta-orders.js'
@@ -57,37 +58,42 @@ describe('reliability under SIGKILL', () => {
   const sandbox = useSandbox()
   const trials = Number(process.env.DELTAFLOW_RELIABILITY_TRIALS ?? 50)
 
-  it('leaves no duplicate and no missing order, and balances reconcile, after 50 killed runs', { timeout: 400_000 }, async () => {
+  /** Half the trials, in one lane: its own account and journal, killed and restarted run after run. */
+  async function runLane(accountIndex: number, firstTrial: number, count: number, seed: number) {
     const running = sandbox()
     const config: Omit<WorkerConfig, 'trials' | 'settle' | 'reconcile'> = {
       url: running.url,
       chains: running.chains.map((chain) => ({ chainId: chain.chainId, rpcUrl: chain.rpcUrl })),
-      journalFile: directory.path('reliability.sqlite'),
+      journalFile: directory.path(`reliability-${accountIndex}.sqlite`),
+      accountIndex,
       tokens: { usdc: sandboxToken(running, 1, 'USDC'), weth: sandboxToken(running, 1, 'WETH') },
     }
-    const random = seededRandom(20261121)
+    const random = seededRandom(seed)
     let killed = 0
-    for (let trial = 0; trial < trials; trial++) {
+    for (let trial = firstTrial; trial < firstTrial + count; trial++) {
       // Lines: "recovered", one per intent (three per trial, six with the previous one), "reconciled", "done". Kill after
       // 0..7 of them, a few ms later: during recovery, a submission, a broadcast or the reconciliation.
       const afterLines = Math.floor(random() * 8)
       const run = await runWorker(
-        { ...config, trials: trial === 0 ? [0] : [trial - 1, trial], reconcile: true, settle: false },
+        { ...config, trials: trial === firstTrial ? [trial] : [trial - 1, trial], reconcile: true, settle: false },
         { afterLines, delayMs: Math.floor(random() * 40) },
       )
       if (run.signal === 'SIGKILL') killed++
-      if (process.env.DELTAFLOW_RELIABILITY_TRACE) console.log(trial, run.signal, run.lines.join(' | '))
+      if (process.env.DELTAFLOW_RELIABILITY_TRACE) console.log(accountIndex, trial, run.signal, run.lines.join(' | '))
     }
-    const final = await runWorker({ ...config, trials: [trials - 1], reconcile: false, settle: true })
-    if (process.env.DELTAFLOW_RELIABILITY_TRACE) console.log(final.lines.join('\n'))
+    const final = await runWorker({ ...config, trials: [firstTrial + count - 1], reconcile: false, settle: true })
     expect(final.lines.at(-1)).toMatch(/^done/)
-    expect(killed).toBeGreaterThanOrEqual(trials * 0.9)
+    return { killed, journalFile: config.journalFile, account: reliabilityAccount(accountIndex).address }
+  }
 
-    const journal = openJournal({ file: config.journalFile, clock: systemClock })
+  /** What the lane's journal says against what the venue and the chain hold. */
+  async function checkLane({ journalFile, account }: { journalFile: string; account: Address }) {
+    const running = sandbox()
+    const journal = openJournal({ file: journalFile, clock: systemClock })
     const api = createApiClient({ baseUrl: running.url })
     const venueHashes: string[] = []
     for (let page = 1; ; page++) {
-      const list = await getDeltaOrders(api, { userAddress: reliabilityAccount().address, page, limit: 1000 })
+      const list = await getDeltaOrders(api, { userAddress: account, page, limit: 1000 })
       venueHashes.push(...list.data.map((order) => order.orderHash.toLowerCase()))
       if (!list.hasMore) break
     }
@@ -100,12 +106,12 @@ describe('reliability under SIGKILL', () => {
     expect(new Set(venueHashes)).toEqual(new Set(submitted))
     // Every transaction the account sent is journaled, and nothing journaled as mined is missing on chain.
     const client = running.venue.chains.get(1)?.clients.publicClient
-    const sentOnChain = await client?.getTransactionCount({ address: reliabilityAccount().address })
-    const journaled = journal.transactionsFrom(reliabilityAccount().address, 1).filter((tx) => tx.status !== 'dropped')
+    const sentOnChain = await client?.getTransactionCount({ address: account })
+    const journaled = journal.transactionsFrom(account, 1).filter((tx) => tx.status !== 'dropped')
     const journaledNonces = new Set(journaled.map((tx) => tx.nonce))
     // Transactions before the journal's first baseline (the sandbox's own funding of the account) are not deltaflow's.
-    const firstBlock = Math.min(...journal.balanceBaselinesOf(reliabilityAccount().address).map((baseline) => baseline.blockNumber))
-    const startNonce = await client?.getTransactionCount({ address: reliabilityAccount().address, blockNumber: BigInt(firstBlock) })
+    const firstBlock = Math.min(...journal.balanceBaselinesOf(account).map((baseline) => baseline.blockNumber))
+    const startNonce = await client?.getTransactionCount({ address: account, blockNumber: BigInt(firstBlock) })
     const missing = Array.from({ length: Number(sentOnChain) }, (_, nonce) => nonce).filter(
       (nonce) => nonce >= Number(startNonce) && !journaledNonces.has(nonce),
     )
@@ -114,9 +120,16 @@ describe('reliability under SIGKILL', () => {
     // Balances: everything the journal says moved equals what moved on chain, to the wei.
     expect(journal.openOrders()).toEqual([])
     const chains = new Map([...running.venue.chains].map(([chainId, chain]) => [chainId, { publicClient: chain.clients.publicClient }]))
-    const balances = await checkConservation({ journal, account: reliabilityAccount().address, chains })
+    const balances = await checkConservation({ journal, account, chains })
     expect(balances.tokens.map((token) => [token.token, token.difference])).toEqual(balances.tokens.map((token) => [token.token, 0n]))
     expect(balances.balanced).toBe(true)
     journal.close()
+  }
+
+  it('leaves no duplicate and no missing order, and balances reconcile, after 50 killed runs', { timeout: 400_000 }, async () => {
+    const half = Math.ceil(trials / 2)
+    const lanes = await Promise.all([runLane(6, 0, half, 20261121), runLane(7, half, trials - half, 20261122)])
+    expect(lanes.reduce((sum, lane) => sum + lane.killed, 0)).toBeGreaterThanOrEqual(trials * 0.9)
+    for (const lane of lanes) await checkLane(lane)
   })
 })
