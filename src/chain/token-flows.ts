@@ -1,5 +1,5 @@
 import { type Address, type Client, erc20Abi, type Hex, InvalidAddressError, isAddress, parseEventLogs } from 'viem'
-import { getBalance, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions'
+import { getBalance, getTransaction, getTransactionCount, getTransactionReceipt, readContract } from 'viem/actions'
 import { z } from 'zod'
 import { nativeTokenPlaceholder } from '../protocol/addresses.js'
 
@@ -164,4 +164,10 @@ function addTo(totals: Map<Address, TokenTotal>, transfer: TokenMovement): void 
     amount: (seen?.amount ?? 0n) + transfer.amount,
     firstLogIndex: seen?.firstLogIndex ?? transfer.logIndex,
   })
+}
+
+/** The account's balance of a token (native under `nativeToken` or the placeholder, any case) at a block. */
+export function readTokenBalance(client: Client, account: Address, token: Address, blockNumber: bigint): Promise<bigint> {
+  if (token.toLowerCase() === nativeToken) return getBalance(client, { address: account, blockNumber })
+  return readContract(client, { address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account], blockNumber })
 }

@@ -1,6 +1,6 @@
 import { type Address, type Client, erc20Abi, getAbiItem, type Hex } from 'viem'
-import { getBalance, getBlockNumber, getLogs, getTransactionCount, readContract } from 'viem/actions'
-import { lowercaseAddress, nativeToken } from '../chain/token-flows.js'
+import { getBlockNumber, getLogs, getTransactionCount } from 'viem/actions'
+import { lowercaseAddress, nativeToken, readTokenBalance } from '../chain/token-flows.js'
 import type { BalanceBaseline } from './balance-baselines.js'
 import type { Journal } from './journal.js'
 import type { JournalFill } from './order-events.js'
@@ -249,7 +249,7 @@ async function checkBaseline(
   }
   const sums = sumMovements(movements, { chainId: baseline.chainId, token, afterBlock: baselineBlock, atBlock: block })
   const expected = baseline.amount - sums.spent + sums.received + sums.refunded - sums.gas
-  const actual = await readBalance(client, account, token, block)
+  const actual = await readTokenBalance(client, account, token, block)
   const difference = actual - expected
   const entry: TokenConservation = {
     chainId: baseline.chainId,
@@ -350,11 +350,6 @@ function collectTxHashes(records: JournalRecords): Set<string> {
   }
   for (const refunds of records.refunds.values()) for (const refund of refunds) hashes.add(refund.txHash)
   return hashes
-}
-
-async function readBalance(client: Client, account: Address, token: Address, blockNumber: bigint): Promise<bigint> {
-  if (token === nativeToken) return getBalance(client, { address: account, blockNumber })
-  return readContract(client, { address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account], blockNumber })
 }
 
 const transferEvent = getAbiItem({ abi: erc20Abi, name: 'Transfer' })

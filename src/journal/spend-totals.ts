@@ -1,13 +1,9 @@
 import type { Database } from 'better-sqlite3'
+import { utcDay } from '../exec/risk/risk-usage.js'
 import { toAmountText } from './sql-values.js'
 
 /** The total over all days is kept under this day. */
 const allDays = '*'
-
-/** The UTC day (`YYYY-MM-DD`) of unix milliseconds, as the risk budgets count days. */
-export function utcDayOf(unixMs: number): string {
-  return new Date(unixMs).toISOString().slice(0, 10)
-}
 
 /**
  * Statements over `spend_totals`: what accepted intents commit of each source token per UTC day and in total. Each
@@ -22,7 +18,7 @@ export function createSpendTotalStatements(db: Database) {
 
   /** Adds (or, negative, takes back) an intent's spend on its day and in the total. */
   function addSpend(token: string, unixMs: number, amount: bigint): void {
-    for (const day of [utcDayOf(unixMs), allDays]) {
+    for (const day of [utcDay(unixMs), allDays]) {
       const current = BigInt(select.get(token, day) ?? '0')
       const next = current + amount
       upsert.run(token, day, toAmountText(next < 0n ? 0n : next))

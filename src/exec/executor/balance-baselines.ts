@@ -1,5 +1,6 @@
-import { type Address, erc20Abi } from 'viem'
+import type { Address } from 'viem'
 import { requireChainClients } from '../../chain/chain-clients.js'
+import { readTokenBalance } from '../../chain/token-flows.js'
 import { nativeTokenPlaceholder } from '../../protocol/addresses.js'
 import type { ExecutorContext } from './executor-context.js'
 
@@ -20,13 +21,7 @@ export async function recordBalanceBaselines(
     if (wanted.length === 0) continue
     const { publicClient } = requireChainClients(context.chains, chainId)
     const blockNumber = await publicClient.getBlockNumber()
-    const amounts = await Promise.all(
-      wanted.map((token) =>
-        token === nativeTokenPlaceholder.toLowerCase()
-          ? publicClient.getBalance({ address: account.address, blockNumber })
-          : publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account.address], blockNumber }),
-      ),
-    )
+    const amounts = await Promise.all(wanted.map((token) => readTokenBalance(publicClient, account.address, token, blockNumber)))
     wanted.forEach((token, index) => {
       journal.recordBalanceBaseline({
         chainId,
