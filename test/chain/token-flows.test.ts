@@ -7,13 +7,10 @@ import {
   approveToken,
   balanceOf,
   broadcast,
-  buildMarketTransaction,
-  type Envelope,
   gasPaid,
   type MarketWallet,
   marketWallet,
-  quoteMarket,
-  syncPools,
+  prepareMarketSwap,
   tokenAddress,
 } from '../helpers/market.js'
 import { useSandbox } from '../helpers/sandbox.js'
@@ -28,25 +25,11 @@ async function marketSell(
   query: { srcToken: string; destToken: string; amount: bigint },
   gas?: bigint,
 ) {
-  await syncPools(sandbox, chainId)
-  const route = await quoteMarket(sandbox, {
-    network: String(chainId),
-    version: '6.2',
-    userAddress: wallet.account.address,
+  const { route, envelope } = await prepareMarketSwap(sandbox, chainId, wallet, {
     srcToken: query.srcToken,
     destToken: query.destToken,
     amount: query.amount.toString(),
   })
-  const built = await buildMarketTransaction(sandbox, chainId, {
-    priceRoute: route,
-    srcToken: query.srcToken,
-    destToken: query.destToken,
-    userAddress: wallet.account.address,
-    srcAmount: route.srcAmount,
-    slippage: 50,
-  })
-  expect(built.status, built.text).toBe(200)
-  const envelope = built.json as Envelope
   const receipt = await broadcast(wallet, envelope, gas)
   return { route, envelope, receipt }
 }

@@ -9,7 +9,8 @@ import { createIntent } from '../../src/exec/intents/create-intent.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
 import { systemClock } from '../../src/time/clock.js'
-import { createTempDirectory, venueExecutorContext } from '../helpers/executor.js'
+import { venueExecutorContext } from '../helpers/executor.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const directory = createTempDirectory('deltaflow-cli-')

@@ -11,14 +11,15 @@ import type { Intent } from '../../src/exec/intents/intent-schema.js'
 import { otcCounterpartyAddresses } from '../../src/sandbox/otc/otc-counterparty-accounts.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { systemClock } from '../../src/time/clock.js'
-import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken } from '../helpers/otc.js'
 import { useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 // Every intent kind through the real executor: the order the venue holds, what the journal keeps, and that neither a
 // repeat nor a restart over the same journal file creates anything new.
 
-const directory = createTempDirectory()
+const directory = createTempDirectory('deltaflow-exec-')
 afterAll(() => directory.cleanup())
 
 const sandbox = useSandbox({ chainIds: [1, 8453] })

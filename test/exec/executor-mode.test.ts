@@ -6,14 +6,15 @@ import type { ExecutorContext, ExecutorSettings } from '../../src/exec/executor/
 import { createIntent } from '../../src/exec/intents/create-intent.js'
 import type { Intent } from '../../src/exec/intents/intent-schema.js'
 import { systemClock } from '../../src/time/clock.js'
-import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken } from '../helpers/otc.js'
 import { request, useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 // The mode choice through the real executor, journaled with its numbers: Delta better, Market better, Delta missing
 // on the chain (Gnosis, 100), Delta refused by the venue, and the intent's own override.
 
-const directory = createTempDirectory()
+const directory = createTempDirectory('deltaflow-exec-')
 afterAll(() => directory.cleanup())
 
 const sandbox = useSandbox({ chainIds: [1, 100] })

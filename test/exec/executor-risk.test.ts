@@ -14,14 +14,15 @@ import type { Intent } from '../../src/exec/intents/intent-schema.js'
 import { createKillSwitch, type KillSwitch } from '../../src/exec/risk/kill-switch.js'
 import type { RiskLimitsInput } from '../../src/exec/risk/risk-limits-schema.js'
 import { systemClock } from '../../src/time/clock.js'
-import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken } from '../helpers/otc.js'
 import { useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 // Every risk limit refusing through the real executor: journaled with the limit and the numbers, nothing signed,
 // nothing at the venue; budgets count accepted intents only; the kill switch cancels open Delta orders.
 
-const directory = createTempDirectory()
+const directory = createTempDirectory('deltaflow-exec-')
 afterAll(() => directory.cleanup())
 
 const sandbox = useSandbox()

@@ -3,11 +3,12 @@ import { createExecutor } from '../../src/exec/executor/executor.js'
 import { createIntent } from '../../src/exec/intents/create-intent.js'
 import { nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
 import { systemClock } from '../../src/time/clock.js'
-import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken } from '../helpers/otc.js'
 import { useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
-const directory = createTempDirectory()
+const directory = createTempDirectory('deltaflow-exec-')
 afterAll(() => directory.cleanup())
 
 describe('executor swap', () => {

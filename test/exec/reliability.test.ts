@@ -7,9 +7,9 @@ import { getDeltaOrders } from '../../src/api/delta/get-delta-orders.js'
 import { checkConservation } from '../../src/journal/conservation.js'
 import { openJournal } from '../../src/journal/journal.js'
 import { systemClock } from '../../src/time/clock.js'
-import { createTempDirectory } from '../helpers/executor.js'
 import { sandboxToken } from '../helpers/otc.js'
 import { useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 import { reliabilityAccount, type WorkerConfig } from './reliability-plan.js'
 
 const workerScript = fileURLToPath(new URL('./reliability-worker.ts', import.meta.url))

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type ApiClient, createApiClient } from '../../src/api/client.js'
 import { getContracts } from '../../src/api/resources/get-contracts.js'
@@ -13,12 +10,6 @@ import { openJournal } from '../../src/journal/journal.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { systemClock } from '../../src/time/clock.js'
-
-/** A temp directory for journal files; `cleanup` removes it. */
-export function createTempDirectory(prefix = 'deltaflow-exec-'): { path: (name: string) => string; cleanup: () => void } {
-  const directory = mkdtempSync(join(tmpdir(), prefix))
-  return { path: (name) => join(directory, name), cleanup: () => rmSync(directory, { recursive: true, force: true }) }
-}
 
 export type SandboxExecutorOptions = {
   accountIndex: number

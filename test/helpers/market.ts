@@ -34,6 +34,31 @@ export function buildMarketTransaction(sandbox: RunningSandbox, chainId: number,
 
 export type Envelope = { from: Address; to: Address; value: string; data: Hex; gasPrice?: string; gas?: string; chainId: number }
 
+/**
+ * Quotes a swap (GET /prices with the query, after syncing the pools) and builds its transaction for the wallet; fails
+ * the test unless the build answers 200. Nothing is sent.
+ */
+export async function prepareMarketSwap(
+  sandbox: RunningSandbox,
+  chainId: number,
+  wallet: MarketWallet,
+  query: Record<string, string>,
+  slippage = 50,
+): Promise<{ route: PriceRouteJson; envelope: Envelope }> {
+  await syncPools(sandbox, chainId)
+  const route = await quoteMarket(sandbox, { network: String(chainId), version: '6.2', userAddress: wallet.account.address, ...query })
+  const built = await buildMarketTransaction(sandbox, chainId, {
+    priceRoute: route,
+    srcToken: query.srcToken,
+    destToken: query.destToken,
+    userAddress: wallet.account.address,
+    ...(route.side === 'SELL' ? { srcAmount: route.srcAmount } : { destAmount: route.destAmount }),
+    slippage,
+  })
+  expect(built.status, built.text).toBe(200)
+  return { route, envelope: built.json as Envelope }
+}
+
 /** Signs and broadcasts an envelope from the wallet; returns the receipt (reverted or not). */
 export async function broadcast(wallet: MarketWallet, envelope: Envelope, gas?: bigint): Promise<TransactionReceipt> {
   const hash = await wallet.sendTransaction({

@@ -12,17 +12,7 @@ import { type Journal, openJournal } from '../../src/journal/journal.js'
 import type { TransactionPurpose } from '../../src/journal/transactions.js'
 import { marketRouterAddress } from '../../src/protocol/addresses.js'
 import { ManualClock } from '../../src/time/clock.js'
-import {
-  broadcast,
-  buildMarketTransaction,
-  type Envelope,
-  gasPaid,
-  type MarketWallet,
-  marketWallet,
-  quoteMarket,
-  syncPools,
-  tokenAddress,
-} from '../helpers/market.js'
+import { broadcast, gasPaid, type MarketWallet, marketWallet, prepareMarketSwap, tokenAddress } from '../helpers/market.js'
 import { useSandbox } from '../helpers/sandbox.js'
 import { createJournalDirectory } from './journal-fixtures.js'
 
@@ -92,26 +82,7 @@ describe('checkConservation', () => {
     amount: bigint,
     options: { gas?: bigint; fill?: 'with block' | 'without block' | 'none' } = {},
   ) {
-    await syncPools(sandbox(), chainId)
-    const query = {
-      network: String(chainId),
-      version: '6.2',
-      userAddress: wallet.account.address,
-      srcToken,
-      destToken,
-      amount: amount.toString(),
-    }
-    const route = await quoteMarket(sandbox(), query)
-    const built = await buildMarketTransaction(sandbox(), chainId, {
-      priceRoute: route,
-      srcToken,
-      destToken,
-      userAddress: wallet.account.address,
-      srcAmount: route.srcAmount,
-      slippage: 50,
-    })
-    expect(built.status, built.text).toBe(200)
-    const envelope = built.json as Envelope
+    const { route, envelope } = await prepareMarketSwap(sandbox(), chainId, wallet, { srcToken, destToken, amount: amount.toString() })
     const src = tokenAddress(sandbox(), chainId, srcToken)
     const dest = tokenAddress(sandbox(), chainId, destToken)
     journal.recordIntent({ id: `intent-${id}`, strategy: 'conservation-test', kind: 'swap', intent: { srcToken, destToken, amount } })

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Journal } from '../../src/journal/journal.js'
 import type { RecordSignedOrderParameters } from '../../src/journal/orders.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 /** A fresh temp directory per test file; `cleanup` removes it. */
 export function createJournalDirectory(): { path: (name: string) => string; cleanup: () => void } {
-  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-journal-'))
-  return { path: (name) => join(directory, name), cleanup: () => rmSync(directory, { recursive: true, force: true }) }
+  return createTempDirectory('deltaflow-journal-')
 }
 
 /** Records an intent and one signed Delta order for it; returns the order's local id. */

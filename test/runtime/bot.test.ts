@@ -6,8 +6,9 @@ import { createBot } from '../../src/runtime/bot.js'
 import { createSafeStrategy } from '../../src/strategy/safe-strategy.js'
 import { systemClock } from '../../src/time/clock.js'
 import example from '../../strategies/example/index.js'
-import { createTempDirectory, sandboxExecutorContext } from '../helpers/executor.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const directory = createTempDirectory('deltaflow-bot-')
 afterAll(() => directory.cleanup())

@@ -14,6 +14,7 @@ import {
   gasPaid,
   type MarketWallet,
   marketWallet,
+  prepareMarketSwap,
   quoteMarket,
   syncPools,
   tokenAddress,
@@ -24,18 +25,7 @@ const chainId = 1
 
 /** Quote → build (with the server's checks) → broadcast, from one development account. */
 async function swap(sandbox: RunningSandbox, wallet: MarketWallet, query: Record<string, string>, slippage = 50) {
-  await syncPools(sandbox, chainId)
-  const route = await quoteMarket(sandbox, { network: String(chainId), version: '6.2', userAddress: wallet.account.address, ...query })
-  const built = await buildMarketTransaction(sandbox, chainId, {
-    priceRoute: route,
-    srcToken: query.srcToken,
-    destToken: query.destToken,
-    userAddress: wallet.account.address,
-    ...(route.side === 'SELL' ? { srcAmount: route.srcAmount } : { destAmount: route.destAmount }),
-    slippage,
-  })
-  expect(built.status, built.text).toBe(200)
-  const envelope = built.json as Envelope
+  const { route, envelope } = await prepareMarketSwap(sandbox, chainId, wallet, query, slippage)
   const src = tokenAddress(sandbox, chainId, query.srcToken as string)
   const dest = tokenAddress(sandbox, chainId, query.destToken as string)
   const before = { src: await balanceOf(wallet, src), dest: await balanceOf(wallet, dest) }
