@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import type { Clock } from '../time/clock.js'
 import { createApprovalStatements } from './approvals.js'
 import { createBalanceBaselineStatements } from './balance-baselines.js'
+import { createDeliveryStatements } from './deliveries.js'
 import { createIntentStatements } from './intents.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
 import { createModeChoiceStatements } from './mode-choices.js'
@@ -65,6 +66,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   const strategyState = createStrategyStateStatements(db, clock)
   const modeChoices = createModeChoiceStatements(db, clock)
   const baselines = createBalanceBaselineStatements(db, clock)
+  const deliveries = createDeliveryStatements(db, clock)
 
   // Status changes and fills read their orders before writing: IMMEDIATE takes the write lock first, so no other
   // connection can commit in between and fail the write with SQLITE_BUSY_SNAPSHOT.
@@ -125,6 +127,8 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     recordBalanceBaseline: db.transaction(baselines.recordBalanceBaseline),
     getBalanceBaseline: baselines.getBalanceBaseline,
     balanceBaselinesOf: baselines.balanceBaselinesOf,
+    pendingDeliveries: deliveries.pendingDeliveries,
+    markDelivered: db.transaction(deliveries.markDelivered),
     getStrategyState: strategyState.getStrategyState,
     setStrategyState: db.transaction(strategyState.setStrategyState),
     deleteStrategyState: db.transaction(strategyState.deleteStrategyState),

@@ -268,6 +268,20 @@ export const journalMigrations: readonly JournalMigration[] = [
       insert.run(token, day, amount.toString())
     }
   },
+  // What the bot has told each strategy about its orders: the last status, fill and refund delivered. A restart delivers
+  // what the previous run journaled but did not hand over, and nothing twice.
+  `
+  CREATE TABLE order_deliveries (
+    order_id TEXT PRIMARY KEY REFERENCES orders (id),
+    -- the last status delivered (NULL until one is)
+    status TEXT,
+    -- the highest fills.id delivered (fills of an order are inserted in order)
+    last_fill_id INTEGER NOT NULL DEFAULT 0,
+    -- how many of the order's refunds were delivered, in refundsOf order
+    refunds INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */

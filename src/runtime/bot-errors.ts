@@ -11,3 +11,8 @@ export class BotStateError extends BaseError {
     })
   }
 }
+
+/** Something the runtime needs is missing or failed (a chain a strategy watches is not configured, …). */
+export class BotError extends BaseError {
+  override name = 'BotError' as const
+}

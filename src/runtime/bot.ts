@@ -9,16 +9,18 @@ import type { TokenDecimals } from '../feed/token-decimals.js'
 import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import type { SafeStrategy, StrategyRun, StrategyStats } from '../strategy/safe-strategy.js'
+import { type ClockTimer, everyOnClock } from '../time/clock-timer.js'
 import { BotStateError } from './bot-errors.js'
 import { createOrderEventTracker, type StrategyOrderEvent } from './order-event-tracker.js'
+import { readBalances } from './read-balances.js'
 import { createSerialQueue } from './serial-queue.js'
 
 export type CreateBotParameters = {
   context: ExecutorContext
   strategies: readonly SafeStrategy[]
-  /** Time between quote polls of each subscription, ms. */
+  /** Real time between quote polls of each subscription, ms. */
   feedIntervalMs: number
-  /** Time between reconciliation passes, ms. */
+  /** Real time between reconciliation passes, ms (strategy timers count on the context's clock). */
   reconcileIntervalMs: number
   /** Decimals of every subscribed token (the price endpoints need them). */
   decimalsOf: TokenDecimals
@@ -36,7 +38,8 @@ export type BotStats = {
   executionErrors: number
   reconcilePasses: number
   reconcileErrors: number
-  delivered: { orderUpdates: number; fills: number; refunds: number; timers: number }
+  delivered: { orderUpdates: number; fills: number; refunds: number; timers: number; balances: number }
+  balanceErrors: number
   strategies: Record<string, StrategyStats>
 }
 
@@ -52,7 +55,7 @@ export type Bot = {
  * The bot runtime: one quote feed over the union of the strategies' subscriptions, each quote to the strategies
  * subscribed to it; the intents they return executed one at a time (nonces and risk checks stay consistent); every
  * `reconcileIntervalMs` the journal is reconciled and the strategies hear about their orders' status changes, fills
- * and refunds. What was delivered is tracked in memory only: after a restart, events from before it are not delivered.
+ * and refunds. What was delivered is journaled: a restart delivers what the previous run did not, and nothing twice.
  *
  * @example
  * const bot = createBot({ context, strategies: [takeProfit], feedIntervalMs: 2_000, reconcileIntervalMs: 5_000, decimalsOf })
@@ -69,6 +72,7 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
   )
   const handlers = new Set<Promise<unknown>>()
   const timers: ReturnType<typeof setInterval>[] = []
+  const clockTimers: ClockTimer[] = []
   const stats: Omit<BotStats, 'strategies' | 'running'> = {
     quotes: 0,
     quoteErrors: 0,
@@ -77,7 +81,8 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
     executionErrors: 0,
     reconcilePasses: 0,
     reconcileErrors: 0,
-    delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0 },
+    delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0, balances: 0 },
+    balanceErrors: 0,
   }
   let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new'
   let feedSubscription: Subscription | undefined
@@ -112,19 +117,22 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
     return handled
   }
 
-  function deliver({ strategy: name, ...item }: StrategyOrderEvent): void {
+  function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): void {
     const strategy = strategies.find((candidate) => candidate.name === name)
     if (!strategy) return
+    let handled: Promise<void>
     if (item.type === 'orderUpdate') {
       stats.delivered.orderUpdates += 1
-      void run(() => strategy.handleOrderUpdate(item.event))
+      handled = run(() => strategy.handleOrderUpdate(item.event))
     } else if (item.type === 'fill') {
       stats.delivered.fills += 1
-      void run(() => strategy.handleFill(item.event))
+      handled = run(() => strategy.handleFill(item.event))
     } else {
       stats.delivered.refunds += 1
-      void run(() => strategy.handleRefund(item.event))
+      handled = run(() => strategy.handleRefund(item.event))
     }
+    // Acknowledged once handled, failed or not: an event that makes a strategy fail would otherwise come back forever.
+    void handled.then(acknowledge).catch((error: unknown) => logger.error({ err: error }, 'journaling a delivery failed'))
   }
 
   async function reconcilePass(): Promise<void> {
@@ -144,6 +152,33 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
     }
     // Orders the executor journaled since the last pass are reported too, reconciled or not.
     if (state === 'running') for (const event of tracker.collect()) deliver(event)
+    if (state === 'running') await deliverBalances()
+  }
+
+  /** The watched balances, read once for all strategies and given to each its own. */
+  async function deliverBalances(): Promise<void> {
+    const watching = strategies.filter((strategy) => strategy.balances.length > 0)
+    if (watching.length === 0) return
+    try {
+      const balances = await readBalances(
+        context.chains,
+        context.account.address,
+        watching.flatMap((strategy) => strategy.balances),
+      )
+      const now = context.clock.now()
+      for (const strategy of watching) {
+        const own = balances.filter((balance) =>
+          strategy.balances.some(
+            (request) => request.chainId === balance.chainId && request.token.toLowerCase() === balance.token.toLowerCase(),
+          ),
+        )
+        stats.delivered.balances += 1
+        void run(() => strategy.handleBalances({ now, balances: own }))
+      }
+    } catch (error) {
+      stats.balanceErrors += 1
+      logger.warn({ err: error }, 'reading watched balances failed')
+    }
   }
 
   function subscribe(): void {
@@ -165,12 +200,11 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
     }
     for (const strategy of strategies) {
       for (const intervalMs of strategy.timers) {
-        timers.push(
-          setInterval(() => {
-            stats.delivered.timers += 1
-            void run(() => strategy.handleTimer(intervalMs))
-          }, intervalMs),
-        )
+        const timer = everyOnClock(context.clock, intervalMs, () => {
+          stats.delivered.timers += 1
+          void run(() => strategy.handleTimer(intervalMs))
+        })
+        clockTimers.push(timer)
       }
     }
     timers.push(
@@ -197,8 +231,8 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
       state = 'running'
       const recovery = await executor.recover()
       logger.info({ recovery }, 'recovered in-flight orders')
-      tracker.prime()
       await Promise.all(strategies.map((strategy) => run(() => strategy.start())))
+      await deliverBalances()
       subscribe()
       logger.info({ strategies: strategies.map((strategy) => strategy.name) }, 'bot started')
     },
@@ -207,6 +241,7 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
       state = 'stopping'
       feedSubscription?.unsubscribe()
       for (const timer of timers) clearInterval(timer)
+      for (const timer of clockTimers) timer.cancel()
       await reconciling
       await settle()
       await Promise.all(strategies.map((strategy) => run(() => strategy.stop())))

@@ -1,62 +1,78 @@
 import type { Journal } from '../journal/journal.js'
-import { isFinalStatus } from '../journal/order-status.js'
 import type { FillEvent, OrderUpdateEvent, RefundEvent } from '../strategy/strategy-events.js'
 
-/** An event for one strategy, read from the journal. */
-export type StrategyOrderEvent = { strategy: string } & (
+/** An event for one strategy, read from the journal; `acknowledge()` once the strategy has handled it. */
+export type StrategyOrderEvent = { strategy: string; acknowledge: () => void } & (
   | { type: 'orderUpdate'; event: OrderUpdateEvent }
   | { type: 'fill'; event: FillEvent }
   | { type: 'refund'; event: RefundEvent }
 )
 
 export type OrderEventTracker = {
-  /** Marks everything the journal holds now as delivered (at startup: nothing old is delivered again). */
-  prime: () => void
-  /** Status changes, fills and refunds of the strategies' orders since the last call, in journal order. */
+  /**
+   * Status changes, fills and refunds of the strategies' orders not yet delivered, in journal order. Durable: what a
+   * previous run collected but never acknowledged comes again; what this run collected does not come twice.
+   */
   collect: () => StrategyOrderEvent[]
 }
 
 /**
- * Tracks in memory what was delivered to strategies: the last status of each order, the fill ids and the refunds.
- * Orders of a strategy come from the journal (orders joined to their intent's strategy). An order already final at
- * the previous pass is not read again for fills and refunds (reconciliation no longer touches it).
+ * Tracks what was delivered to strategies in the journal (order_deliveries): the last status told of each order, the
+ * last fill and how many refunds. Delivery is at least once: a crash between a handler and its acknowledgement delivers
+ * that event again after the restart, which a strategy's intent keys make harmless (the same key and content is the
+ * same intent, executed once). Orders already final and told are not read again.
  */
 export function createOrderEventTracker(journal: Journal, strategies: readonly string[]): OrderEventTracker {
+  // Collected by this run, acknowledged or not: keeps a pass from collecting again what a handler is still handling.
   const statuses = new Map<string, string>()
-  const fills = new Set<number>()
-  const refunds = new Set<string>()
+  const lastFillIds = new Map<string, number>()
+  const refundCounts = new Map<string, number>()
 
   function collect(): StrategyOrderEvent[] {
     const events: StrategyOrderEvent[] = []
     for (const strategy of strategies) {
-      for (const order of journal.listOrders({ strategy })) {
-        const previous = statuses.get(order.id)
-        if (previous !== undefined && previous === order.status && isFinalStatus(order.mode, previous)) continue
-        if (previous !== order.status) {
+      for (const delivery of journal.pendingDeliveries(strategy)) {
+        const order = journal.getOrder({ id: delivery.orderId })
+        if (!order) continue
+        const told = statuses.get(order.id) ?? delivery.status
+        if (told !== order.status) {
           statuses.set(order.id, order.status)
           const reason = journal.orderHistory(order.id).at(-1)?.reason ?? null
-          events.push({ strategy, type: 'orderUpdate', event: { order, reason } })
+          const status = order.status
+          events.push({
+            strategy,
+            type: 'orderUpdate',
+            event: { order, reason },
+            acknowledge: () => journal.markDelivered({ orderId: order.id, status }),
+          })
         }
+        const lastFillId = Math.max(lastFillIds.get(order.id) ?? 0, delivery.lastFillId)
         for (const fill of journal.fillsOf(order.id)) {
-          if (fills.has(fill.id)) continue
-          fills.add(fill.id)
-          events.push({ strategy, type: 'fill', event: { order, fill } })
+          if (fill.id <= lastFillId) continue
+          lastFillIds.set(order.id, Math.max(lastFillIds.get(order.id) ?? 0, fill.id))
+          events.push({
+            strategy,
+            type: 'fill',
+            event: { order, fill },
+            acknowledge: () => journal.markDelivered({ orderId: order.id, fillId: fill.id }),
+          })
         }
-        for (const refund of journal.refundsOf(order.id)) {
-          const key = `${refund.orderId}:${refund.txHash}:${refund.chainId}:${refund.token}`
-          if (refunds.has(key)) continue
-          refunds.add(key)
-          events.push({ strategy, type: 'refund', event: { order, refund } })
-        }
+        const refunds = journal.refundsOf(order.id)
+        const refundsTold = Math.max(refundCounts.get(order.id) ?? 0, delivery.refunds)
+        refunds.slice(refundsTold).forEach((refund, index) => {
+          const count = refundsTold + index + 1
+          refundCounts.set(order.id, count)
+          events.push({
+            strategy,
+            type: 'refund',
+            event: { order, refund },
+            acknowledge: () => journal.markDelivered({ orderId: order.id, refunds: count }),
+          })
+        })
       }
     }
     return events
   }
 
-  return {
-    prime: () => {
-      collect()
-    },
-    collect,
-  }
+  return { collect }
 }

@@ -9,7 +9,18 @@ export const supportedStrategyApiVersions: readonly number[] = [strategyApiVersi
 
 export const strategyNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
-const handlerNames = ['timers', 'onStart', 'onQuote', 'onOrderUpdate', 'onFill', 'onRefund', 'onTimer', 'onStop'] as const
+const handlerNames = [
+  'timers',
+  'balances',
+  'onStart',
+  'onQuote',
+  'onOrderUpdate',
+  'onFill',
+  'onRefund',
+  'onTimer',
+  'onBalances',
+  'onStop',
+] as const
 
 /**
  * Checks that `value` is a strategy definition this runtime can run; throws StrategyLoadError saying what was expected

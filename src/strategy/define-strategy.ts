@@ -4,7 +4,7 @@ import type { Quote, QuoteRequest } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
 import { checkStrategyDefinition, type strategyApiVersion } from './check-strategy-definition.js'
 import type { DeepReadonly } from './frozen-copy.js'
-import type { FillEvent, OrderUpdateEvent, RefundEvent, TimerEvent } from './strategy-events.js'
+import type { BalanceRequest, BalancesEvent, FillEvent, OrderUpdateEvent, RefundEvent, TimerEvent } from './strategy-events.js'
 
 type WithoutStrategy<T> = T extends unknown ? Omit<T, 'strategy'> : never
 
@@ -61,12 +61,15 @@ export type StrategyDefinition<Schema extends z.ZodType = z.ZodType> = {
   subscriptions: (config: DeepReadonly<z.output<Schema>>) => readonly QuoteRequest[]
   /** Intervals in ms at which `onTimer` fires. */
   timers?: (config: DeepReadonly<z.output<Schema>>) => readonly number[]
+  /** Tokens whose wallet balances `onBalances` receives, per chain. */
+  balances?: (config: DeepReadonly<z.output<Schema>>) => readonly BalanceRequest[]
   onStart?: (context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onQuote?: (quote: DeepReadonly<Quote>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onOrderUpdate?: (event: DeepReadonly<OrderUpdateEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onFill?: (event: DeepReadonly<FillEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onRefund?: (event: DeepReadonly<RefundEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onTimer?: (event: DeepReadonly<TimerEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
+  onBalances?: (event: DeepReadonly<BalancesEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onStop?: (context: StrategyContext<z.output<Schema>>) => StrategyResultOf
 }
 

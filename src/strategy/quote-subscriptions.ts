@@ -3,6 +3,7 @@ import { issueMessage } from '../api/wire.js'
 import { intentAddressSchema, intentAmountSchema, intentChainIdSchema, intentSideSchema } from '../exec/intents/intent-fields.js'
 import type { QuoteRequest } from '../feed/quote.js'
 import { StrategyError, type StrategyHandlerName } from './strategy-errors.js'
+import type { BalanceRequest } from './strategy-events.js'
 
 const quoteRequestSchema = z.strictObject({
   source: z.enum(['delta', 'market', 'unified'], { error: 'expected delta, market or unified' }),
@@ -34,4 +35,11 @@ export function parseSubscriptions(strategy: string, value: unknown): QuoteReque
 /** Validates what `timers(config)` returned. */
 export function parseTimers(strategy: string, value: unknown): number[] {
   return parseList(strategy, 'timers', value, intervalSchema)
+}
+
+const balanceRequestSchema = z.strictObject({ chainId: intentChainIdSchema, token: intentAddressSchema })
+
+/** Validates what `balances(config)` returned (addresses checksummed). */
+export function parseBalanceRequests(strategy: string, value: unknown): BalanceRequest[] {
+  return parseList(strategy, 'balances', value, balanceRequestSchema)
 }

@@ -7,9 +7,9 @@ import type { Clock } from '../time/clock.js'
 import { createBufferedState, type StrategyStateStore } from './buffered-state.js'
 import type { StrategyContext, StrategyDefinition } from './define-strategy.js'
 import { type DeepReadonly, deepFreeze, freezeCopy } from './frozen-copy.js'
-import { parseSubscriptions, parseTimers } from './quote-subscriptions.js'
+import { parseBalanceRequests, parseSubscriptions, parseTimers } from './quote-subscriptions.js'
 import { StrategyConfigError, StrategyError, type StrategyHandlerName } from './strategy-errors.js'
-import type { FillEvent, OrderUpdateEvent, RefundEvent } from './strategy-events.js'
+import type { BalanceRequest, BalancesEvent, FillEvent, OrderUpdateEvent, RefundEvent } from './strategy-events.js'
 import { parseStrategyOutput } from './strategy-output.js'
 
 export type CreateSafeStrategyParameters = {
@@ -49,6 +49,8 @@ export type SafeStrategy<Config = unknown> = {
   subscriptions: readonly QuoteRequest[]
   /** Intervals in ms for handleTimer. */
   timers: readonly number[]
+  /** Tokens whose balances handleBalances expects. */
+  balances: readonly BalanceRequest[]
   start: () => Promise<StrategyRun>
   /** Skipped unless the quote answers one of `subscriptions`. */
   handleQuote: (quote: Quote) => Promise<StrategyRun>
@@ -56,6 +58,7 @@ export type SafeStrategy<Config = unknown> = {
   handleFill: (event: FillEvent) => Promise<StrategyRun>
   handleRefund: (event: RefundEvent) => Promise<StrategyRun>
   handleTimer: (intervalMs: number) => Promise<StrategyRun>
+  handleBalances: (event: BalancesEvent) => Promise<StrategyRun>
   stop: () => Promise<StrategyRun>
   pause: () => void
   /** Delivers events again, with the count of consecutive failures reset. */
@@ -98,6 +101,12 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     parseTimers(
       name,
       callAtCreation(name, 'timers', () => definition.timers?.(config) ?? []),
+    ),
+  )
+  const balances = deepFreeze(
+    parseBalanceRequests(
+      name,
+      callAtCreation(name, 'balances', () => definition.balances?.(config) ?? []),
     ),
   )
   const subscribedKeys = new Set(subscriptions.map((request) => quoteRequestKey(request)))
@@ -169,6 +178,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     config,
     subscriptions,
     timers,
+    balances,
     start: () => deliver('onStart'),
     handleQuote: (quote) =>
       subscribedKeys.has(quoteRequestKey(quote.request))
@@ -178,6 +188,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     handleFill: (event) => deliver('onFill', { value: freezeCopy(event) }),
     handleRefund: (event) => deliver('onRefund', { value: freezeCopy(event) }),
     handleTimer: (intervalMs) => deliver('onTimer', { value: deepFreeze({ now: clock.now(), intervalMs }) }),
+    handleBalances: (event) => deliver('onBalances', { value: freezeCopy(event) }),
     stop: () => deliver('onStop'),
     pause: () => {
       stats.paused = true

@@ -23,12 +23,14 @@ export class StrategyConfigError extends BaseError {
 export type StrategyHandlerName =
   | 'subscriptions'
   | 'timers'
+  | 'balances'
   | 'onStart'
   | 'onQuote'
   | 'onOrderUpdate'
   | 'onFill'
   | 'onRefund'
   | 'onTimer'
+  | 'onBalances'
   | 'onStop'
 
 /**

@@ -1,3 +1,4 @@
+import type { Address } from 'viem'
 import type { JournalFill } from '../journal/order-events.js'
 import type { JournalOrder } from '../journal/orders.js'
 import type { JournalRefund } from '../journal/refunds.js'
@@ -17,6 +18,20 @@ export type FillEvent = { order: JournalOrder; fill: JournalFill }
 
 /** A crosschain bridge returned tokens for an order of this strategy. */
 export type RefundEvent = { order: JournalOrder; refund: JournalRefund }
+
+/** A token the strategy watches on one chain: the wallet's balance of it comes with every BalancesEvent. */
+export type BalanceRequest = {
+  chainId: number
+  /** An ERC-20 address, or the native placeholder 0xEeee…EEeE for the chain's native asset. */
+  token: Address
+}
+
+/** The wallet's balances of the watched tokens, read at one block per chain: after start and after every reconciliation. */
+export type BalancesEvent = {
+  /** Unix ms of the injected clock when the balances were read. */
+  now: number
+  balances: readonly (BalanceRequest & { amount: bigint })[]
+}
 
 /** One of the strategy's timers fired. */
 export type TimerEvent = {

@@ -9,7 +9,7 @@ import { type RiskLimitsInput, riskLimitsSchema } from '../../src/exec/risk/risk
 import { openJournal } from '../../src/journal/journal.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
-import { systemClock } from '../../src/time/clock.js'
+import { type Clock, systemClock } from '../../src/time/clock.js'
 
 export type SandboxExecutorOptions = {
   accountIndex: number
@@ -17,6 +17,8 @@ export type SandboxExecutorOptions = {
   limits?: RiskLimitsInput
   settings?: Partial<ExecutorSettings>
   killSwitch?: KillSwitch
+  /** The executor's and the journal's clock; pass `sandbox.venue.clock` when the sandbox runs faster than real time. */
+  clock?: Clock
 }
 
 const contractsByUrl = new Map<string, Promise<DeploymentContracts>>()
@@ -50,8 +52,8 @@ export async function venueExecutorContext(
     chains,
     contracts: await contracts,
     account,
-    journal: openJournal({ file: options.journalFile, clock: systemClock }),
-    clock: systemClock,
+    journal: openJournal({ file: options.journalFile, clock: options.clock ?? systemClock }),
+    clock: options.clock ?? systemClock,
     limits: riskLimitsSchema.parse(options.limits ?? {}),
     killSwitch: options.killSwitch,
     settings: options.settings,

@@ -44,6 +44,7 @@ describe('openJournal', () => {
       'fills',
       'intents',
       'mode_choices',
+      'order_deliveries',
       'order_status_history',
       'orders',
       'refunds',

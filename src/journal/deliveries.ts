@@ -1,0 +1,52 @@
+import type { Database } from 'better-sqlite3'
+import type { Clock } from '../time/clock.js'
+
+/** What a strategy was last told about one of its orders. */
+export type OrderDelivery = { orderId: string; status: string | null; lastFillId: number; refunds: number }
+
+export type MarkDeliveredParameters =
+  | { orderId: string; status: string }
+  | { orderId: string; fillId: number }
+  | { orderId: string; refunds: number }
+
+/** Statements over `order_deliveries`. Each function runs inside the caller's transaction. */
+export function createDeliveryStatements(db: Database, clock: Clock) {
+  // Orders of the strategy that may hold news: never delivered, still open, or final at a status not yet delivered.
+  const selectPending = db.prepare<[string], { orderId: string; status: string | null; lastFillId: number | null; refunds: number | null }>(
+    `SELECT orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds
+     FROM orders LEFT JOIN order_deliveries AS d ON d.order_id = orders.id
+     WHERE orders.strategy = ? AND (d.order_id IS NULL OR orders.open = 1 OR d.status IS NOT orders.status)
+     ORDER BY orders.created_at, orders.id`,
+  )
+  const upsert = db.prepare(
+    `INSERT INTO order_deliveries (order_id, status, last_fill_id, refunds, updated_at) VALUES (@orderId, @status, @fillId, @refunds, @at)
+     ON CONFLICT (order_id) DO UPDATE SET
+       status = coalesce(@status, status),
+       last_fill_id = max(last_fill_id, @fillId),
+       refunds = max(refunds, @refunds),
+       updated_at = @at`,
+  )
+
+  /** The strategy's orders that may have undelivered status changes, fills or refunds, with what was delivered. */
+  function pendingDeliveries(strategy: string): OrderDelivery[] {
+    return selectPending.all(strategy).map((row) => ({
+      orderId: row.orderId,
+      status: row.status,
+      lastFillId: row.lastFillId ?? 0,
+      refunds: row.refunds ?? 0,
+    }))
+  }
+
+  /** Records that a status, a fill (and those before it) or the first `refunds` refunds reached the strategy. */
+  function markDelivered(mark: MarkDeliveredParameters): void {
+    upsert.run({
+      orderId: mark.orderId,
+      status: 'status' in mark ? mark.status : null,
+      fillId: 'fillId' in mark ? mark.fillId : 0,
+      refunds: 'refunds' in mark ? mark.refunds : 0,
+      at: clock.now(),
+    })
+  }
+
+  return { pendingDeliveries, markDelivered }
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { openJournal } from '../../src/journal/journal.js'
+import { createOrderEventTracker } from '../../src/runtime/order-event-tracker.js'
+import { recordSampleOrder } from '../journal/journal-fixtures.js'
+import { txHash, useJournal } from '../journal/use-journal.js'
+
+const describeEvent = (event: { type: string; event: { order: { id: string; status: string } } }) =>
+  `${event.type}:${event.event.order.id}:${event.event.order.status}`
+
+describe('createOrderEventTracker', () => {
+  const context = useJournal()
+
+  function fillOrder(orderId: string, n: number): void {
+    context.journal.recordFill({ orderId, chainId: 1, txHash: txHash(n), spentAmount: 10n, receivedAmount: 4n, source: 'venue' })
+  }
+
+  it('delivers each status change, fill and refund of a strategy once, in journal order', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    const tracker = createOrderEventTracker(journal, ['sample'])
+    expect(tracker.collect().map(describeEvent)).toEqual(['orderUpdate:a:SIGNED'])
+    expect(tracker.collect()).toEqual([])
+    journal.recordStatus({ orderId: 'a', status: 'ACTIVE' })
+    fillOrder('a', 1)
+    journal.recordStatus({ orderId: 'a', status: 'COMPLETED' })
+    journal.recordRefund({ orderId: 'a', txHash: txHash(9), chainId: 1, token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount: 5n })
+    expect(tracker.collect().map((event) => event.type)).toEqual(['orderUpdate', 'fill', 'refund'])
+    expect(tracker.collect()).toEqual([])
+  })
+
+  it('delivers after a restart what the previous run collected but never acknowledged, and nothing acknowledged', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    recordSampleOrder(journal, 'b')
+    fillOrder('a', 1)
+    fillOrder('a', 2)
+    const first = createOrderEventTracker(journal, ['sample'])
+    const events = first.collect()
+    expect(events.map((event) => `${event.type}:${event.event.order.id}`)).toEqual(['orderUpdate:a', 'fill:a', 'fill:a', 'orderUpdate:b'])
+    // The run handles the update and the first fill of a, then dies.
+    events[0]?.acknowledge()
+    events[1]?.acknowledge()
+    journal.close()
+
+    context.journal = openJournal({ file: context.file, clock: context.clock })
+    const second = createOrderEventTracker(context.journal, ['sample'])
+    const again = second.collect()
+    expect(again.map((event) => `${event.type}:${event.event.order.id}`)).toEqual(['fill:a', 'orderUpdate:b'])
+    expect(again[0]?.type === 'fill' && again[0].event.fill.txHash).toBe(txHash(2))
+    for (const event of again) event.acknowledge()
+    expect(createOrderEventTracker(context.journal, ['sample']).collect()).toEqual([])
+  })
+
+  it('skips orders of other strategies', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    expect(createOrderEventTracker(journal, ['dca']).collect()).toEqual([])
+  })
+})
