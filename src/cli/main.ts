@@ -5,9 +5,11 @@ import { registerOrderCommand } from './order.js'
 import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
 import { registerReconcileCommand } from './reconcile.js'
+import { registerRunCommand } from './run.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerSchemaCommand } from './schema.js'
 import { registerStartCommand } from './start.js'
+import { registerStatusCommand } from './status.js'
 import { registerSwapCommand } from './swap.js'
 
 const program = new Command()
@@ -16,6 +18,8 @@ const program = new Command()
   .showHelpAfterError()
 
 registerStartCommand(program)
+registerRunCommand(program)
+registerStatusCommand(program)
 registerChainsCommand(program)
 registerSandboxCommand(program)
 registerQuoteCommand(program)

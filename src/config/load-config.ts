@@ -34,8 +34,32 @@ export function loadConfig(file: string, parameters: LoadConfigParameters = {}):
   return parseConfig(text, file, parameters)
 }
 
+/** A configuration with where each of its keys sits in the file. */
+export type ConfigDocument = {
+  config: DeltaflowConfig
+  file: string
+  /** `file:line:col` of the value at `path` (e.g. ['strategies', 0, 'config', 'slices']), or of its nearest parent. */
+  locate: (path: readonly PropertyKey[]) => string
+}
+
+/** As loadConfig, keeping the positions of the keys (for errors found later, such as a strategy's own config). */
+export function loadConfigDocument(file: string, parameters: LoadConfigParameters = {}): ConfigDocument {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (cause) {
+    throw new ConfigError(file, [`cannot read the file: ${(cause as Error).message}`])
+  }
+  return parseConfigDocument(text, file, parameters)
+}
+
 /** As loadConfig, from text; `file` names the source in messages. */
-export function parseConfig(text: string, file: string, { env = process.env }: LoadConfigParameters = {}): DeltaflowConfig {
+export function parseConfig(text: string, file: string, parameters: LoadConfigParameters = {}): DeltaflowConfig {
+  return parseConfigDocument(text, file, parameters).config
+}
+
+/** As parseConfig, keeping the positions of the keys. */
+export function parseConfigDocument(text: string, file: string, { env = process.env }: LoadConfigParameters = {}): ConfigDocument {
   const lineCounter = new LineCounter()
   const document = parseDocument(text, { lineCounter, prettyErrors: false })
   const where = (offset: number | undefined) => {
@@ -65,7 +89,13 @@ export function parseConfig(text: string, file: string, { env = process.env }: L
   })
   if (problems.length > 0) throw new ConfigError(file, problems)
   const result = deltaflowConfigSchema.safeParse(document.toJS() ?? {})
-  if (result.success) return result.data
+  if (result.success) {
+    return {
+      config: result.data,
+      file,
+      locate: (path) => where(rangeStart(nodeAt(document.contents, path.map(String)))),
+    }
+  }
   throw new ConfigError(
     file,
     result.error.issues.map((issue) => describeIssue(issue, document.contents, where)),

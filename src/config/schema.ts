@@ -62,6 +62,30 @@ export const killSwitchConfigSchema = z.strictObject({
   cancelOpenOrders: z.boolean().default(false),
 })
 
+/** The embedded sandbox of `paper` mode (section `sandbox`): how fast its time runs and what its market does. */
+export const sandboxConfigSchema = z.strictObject({
+  /** Time compression: 60 runs one sandbox minute per real second (TWAP intervals, expiries and bridges with it). */
+  speed: z.number().positive().max(3_600).default(1),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .default(1),
+  chains: z.array(z.number().int().positive()).min(1).default([1, 8453]),
+  /** replay: real candle paths move the pools; still: pools move only when someone trades. */
+  market: z.enum(['replay', 'still']).default('replay'),
+  /** Which funded development account the bot trades from when no key is configured. */
+  accountIndex: z.number().int().min(0).max(9).default(0),
+})
+
+/** The operations endpoint of `deltaflow run` (section `ops`): GET /metrics (Prometheus) and GET /health. */
+export const opsConfigSchema = z.strictObject({
+  /** Absent: no endpoint. 0 picks a free port (logged at startup). */
+  port: z.number().int().min(0).max(65_535).optional(),
+  host: z.string().min(1).default('127.0.0.1'),
+})
+
 /** The configuration shared by every command that touches the venue or the chains, and the bot's own sections. */
 export const deltaflowConfigSchema = z.strictObject({
   /** paper: the embedded sandbox; dry-run: real quotes, nothing signed; live: real orders (also needs --live). */
@@ -75,6 +99,10 @@ export const deltaflowConfigSchema = z.strictObject({
   executor: executorConfigSchema.default(executorConfigSchema.parse({})),
   /** Milliseconds between two polls of one quote request. */
   feed: z.strictObject({ intervalMs: z.number().int().min(100).default(1_000) }).default({ intervalMs: 1_000 }),
+  /** Milliseconds between two reconciliations of the journal with the venue and the chains. */
+  reconcile: z.strictObject({ intervalMs: z.number().int().min(200).default(5_000) }).default({ intervalMs: 5_000 }),
+  sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
+  ops: opsConfigSchema.default(opsConfigSchema.parse({})),
   strategies: z
     .array(strategyEntrySchema)
     .default([])

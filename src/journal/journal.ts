@@ -12,6 +12,7 @@ import { createRefundStatements } from './refunds.js'
 import { createRiskUsageQuery } from './risk-usage-query.js'
 import { createSpendTotalStatements } from './spend-totals.js'
 import { createStrategyStateStatements } from './strategy-state.js'
+import { createSummaryStatements } from './summary.js'
 import { createTransactionStatements } from './transactions.js'
 
 export type OpenJournalParameters = {
@@ -67,6 +68,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   const modeChoices = createModeChoiceStatements(db, clock)
   const baselines = createBalanceBaselineStatements(db, clock)
   const deliveries = createDeliveryStatements(db, clock)
+  const summary = createSummaryStatements(db)
 
   // Status changes and fills read their orders before writing: IMMEDIATE takes the write lock first, so no other
   // connection can commit in between and fail the write with SQLITE_BUSY_SNAPSHOT.
@@ -132,6 +134,12 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     getStrategyState: strategyState.getStrategyState,
     setStrategyState: db.transaction(strategyState.setStrategyState),
     deleteStrategyState: db.transaction(strategyState.deleteStrategyState),
+    orderCounts: summary.orderCounts,
+    fillCount: summary.fillCount,
+    refundCount: summary.refundCount,
+    intentCounts: summary.intentCounts,
+    tokenFlows: summary.tokenFlows,
+    recentFills: summary.recentFills,
     /** `PRAGMA integrity_check` → 'ok' or the problems SQLite found. */
     checkIntegrity: (): string => db.pragma('integrity_check', { simple: true }) as string,
     close: (): void => {

@@ -9,8 +9,9 @@ import type { TokenDecimals } from '../feed/token-decimals.js'
 import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import type { SafeStrategy, StrategyRun, StrategyStats } from '../strategy/safe-strategy.js'
-import { type ClockTimer, everyOnClock } from '../time/clock-timer.js'
+import { type ClockTimer, clockSpeed, everyOnClock } from '../time/clock-timer.js'
 import { BotStateError } from './bot-errors.js'
+import type { BotMetrics } from './bot-metrics.js'
 import { createOrderEventTracker, type StrategyOrderEvent } from './order-event-tracker.js'
 import { readBalances } from './read-balances.js'
 import { createSerialQueue } from './serial-queue.js'
@@ -26,6 +27,10 @@ export type CreateBotParameters = {
   decimalsOf: TokenDecimals
   /** Defaults to the context's logger, else a silent one. */
   logger?: Logger | undefined
+  /** Told of quotes, executions, reconciliations, deliveries and handlers as they happen (e.g. Prometheus series). */
+  metrics?: BotMetrics | undefined
+  /** Intents are validated and logged, never executed: nothing is signed or sent (mode dry-run). */
+  dryRun?: boolean | undefined
 }
 
 export type BotStats = {
@@ -38,6 +43,11 @@ export type BotStats = {
   executionErrors: number
   reconcilePasses: number
   reconcileErrors: number
+  /** Clock ms of the last quote and of the last reconciliation pass that succeeded (null before the first). */
+  lastQuoteAt: number | null
+  lastReconcileAt: number | null
+  /** Intents logged instead of executed (dry-run). */
+  dryRunIntents: number
   delivered: { orderUpdates: number; fills: number; refunds: number; timers: number; balances: number }
   balanceErrors: number
   strategies: Record<string, StrategyStats>
@@ -62,7 +72,16 @@ export type Bot = {
  * await bot.start()
  * process.once('SIGINT', () => void bot.stop())
  */
-export function createBot({ context, strategies, feedIntervalMs, reconcileIntervalMs, decimalsOf, ...rest }: CreateBotParameters): Bot {
+export function createBot({
+  context,
+  strategies,
+  feedIntervalMs,
+  reconcileIntervalMs,
+  decimalsOf,
+  metrics,
+  dryRun = false,
+  ...rest
+}: CreateBotParameters): Bot {
   const logger = (rest.logger ?? context.logger ?? createLogger({ level: 'silent' })).child({ unit: 'bot' })
   const executor = createExecutor(context)
   const executions = createSerialQueue()
@@ -81,20 +100,33 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
     executionErrors: 0,
     reconcilePasses: 0,
     reconcileErrors: 0,
+    lastQuoteAt: null,
+    lastReconcileAt: null,
+    dryRunIntents: 0,
     delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0, balances: 0 },
     balanceErrors: 0,
   }
   let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new'
   let feedSubscription: Subscription | undefined
   let reconciling: Promise<void> | undefined
+  let killSwitchEnforced = false
 
   function enqueue(intent: Intent): void {
     stats.intentsQueued += 1
+    if (dryRun) {
+      stats.dryRunIntents += 1
+      logger.info({ intent, strategy: intent.strategy }, 'dry run: intent not executed')
+      return
+    }
     void executions.push(async () => {
+      const started = performance.now()
       try {
-        record(intent, await executor.execute(intent))
+        const outcome = await executor.execute(intent)
+        metrics?.execution(intent.kind, outcome.status, performance.now() - started)
+        record(intent, outcome)
       } catch (error) {
         stats.executionErrors += 1
+        metrics?.executionError()
         logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
       }
     })
@@ -102,14 +134,27 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
 
   function record(intent: Intent, outcome: ExecutionOutcome): void {
     stats.executions[outcome.status] += 1
+    const strategy = strategies.find((candidate) => candidate.name === intent.strategy)
+    if (strategy) {
+      const result = {
+        intentId: intent.id,
+        kind: intent.kind,
+        status: outcome.status,
+        reason: outcome.reason ?? null,
+        orderId: outcome.order?.id ?? null,
+      }
+      void run(strategy.name, () => strategy.handleIntentResult(result))
+    }
     const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
     if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
     else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
   }
 
   /** Runs one strategy handler; its intents join the execution queue. Never rejects (SafeStrategy contains failures). */
-  function run(call: () => Promise<StrategyRun>): Promise<void> {
+  function run(strategy: string, call: () => Promise<StrategyRun>): Promise<void> {
+    const started = performance.now()
     const handled = call().then((result) => {
+      metrics?.handler(strategy, result.outcome, performance.now() - started)
       if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
     })
     handlers.add(handled)
@@ -123,19 +168,24 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
     let handled: Promise<void>
     if (item.type === 'orderUpdate') {
       stats.delivered.orderUpdates += 1
-      handled = run(() => strategy.handleOrderUpdate(item.event))
+      metrics?.delivered('orderUpdate')
+      handled = run(strategy.name, () => strategy.handleOrderUpdate(item.event))
     } else if (item.type === 'fill') {
       stats.delivered.fills += 1
-      handled = run(() => strategy.handleFill(item.event))
+      metrics?.delivered('fill')
+      handled = run(strategy.name, () => strategy.handleFill(item.event))
     } else {
       stats.delivered.refunds += 1
-      handled = run(() => strategy.handleRefund(item.event))
+      metrics?.delivered('refund')
+      handled = run(strategy.name, () => strategy.handleRefund(item.event))
     }
     // Acknowledged once handled, failed or not: an event that makes a strategy fail would otherwise come back forever.
     void handled.then(acknowledge).catch((error: unknown) => logger.error({ err: error }, 'journaling a delivery failed'))
   }
 
   async function reconcilePass(): Promise<void> {
+    const started = performance.now()
+    await checkKillSwitch()
     try {
       await reconcileOrders({
         journal: context.journal,
@@ -146,13 +196,35 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
         logger,
       })
       stats.reconcilePasses += 1
+      stats.lastReconcileAt = context.clock.now()
+      metrics?.reconcile(performance.now() - started, true)
     } catch (error) {
       stats.reconcileErrors += 1
+      metrics?.reconcile(performance.now() - started, false)
       logger.error({ err: error }, 'reconciliation failed')
     }
     // Orders the executor journaled since the last pass are reported too, reconciled or not.
     if (state === 'running') for (const event of tracker.collect()) deliver(event)
     if (state === 'running') await deliverBalances()
+  }
+
+  /** Once per trip: logged, and open orders cancelled when the switch says so (the executor refuses new intents). */
+  async function checkKillSwitch(): Promise<void> {
+    const killSwitch = context.killSwitch
+    if (!killSwitch?.isTripped()) {
+      killSwitchEnforced = false
+      return
+    }
+    if (killSwitchEnforced) return
+    killSwitchEnforced = true
+    logger.error({ reason: killSwitch.reason, cancelOpenOrders: killSwitch.cancelOpenOrders }, 'kill switch tripped: no new orders')
+    try {
+      const cancelled = await executor.enforceKillSwitch()
+      if (cancelled.length > 0) logger.warn({ cancelled }, 'kill switch: open orders cancelled')
+    } catch (error) {
+      killSwitchEnforced = false
+      logger.error({ err: error }, 'kill switch: cancelling open orders failed; trying again at the next pass')
+    }
   }
 
   /** The watched balances, read once for all strategies and given to each its own. */
@@ -173,7 +245,8 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
           ),
         )
         stats.delivered.balances += 1
-        void run(() => strategy.handleBalances({ now, balances: own }))
+        metrics?.delivered('balances')
+        void run(strategy.name, () => strategy.handleBalances({ now, balances: own }))
       }
     } catch (error) {
       stats.balanceErrors += 1
@@ -188,13 +261,16 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
       feedSubscription = feed.events.subscribe((event) => {
         if (event.type === 'error') {
           stats.quoteErrors += 1
+          metrics?.quoteError()
           logger.warn({ err: event.error, key: event.key, failures: event.failures, retryInMs: event.retryInMs }, 'quote poll failed')
           return
         }
         stats.quotes += 1
+        stats.lastQuoteAt = context.clock.now()
+        metrics?.quote(event.quote.request.source, (event.quote.receivedAt - event.quote.requestedAt) / clockSpeed(context.clock))
         for (const strategy of strategies) {
           if (strategy.subscriptions.some((request) => quoteRequestKey(request) === event.key))
-            void run(() => strategy.handleQuote(event.quote))
+            void run(strategy.name, () => strategy.handleQuote(event.quote))
         }
       })
     }
@@ -202,7 +278,8 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
       for (const intervalMs of strategy.timers) {
         const timer = everyOnClock(context.clock, intervalMs, () => {
           stats.delivered.timers += 1
-          void run(() => strategy.handleTimer(intervalMs))
+          metrics?.delivered('timer')
+          void run(strategy.name, () => strategy.handleTimer(intervalMs))
         })
         clockTimers.push(timer)
       }
@@ -231,7 +308,7 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
       state = 'running'
       const recovery = await executor.recover()
       logger.info({ recovery }, 'recovered in-flight orders')
-      await Promise.all(strategies.map((strategy) => run(() => strategy.start())))
+      await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.start())))
       await deliverBalances()
       subscribe()
       logger.info({ strategies: strategies.map((strategy) => strategy.name) }, 'bot started')
@@ -244,7 +321,7 @@ export function createBot({ context, strategies, feedIntervalMs, reconcileInterv
       for (const timer of clockTimers) timer.cancel()
       await reconciling
       await settle()
-      await Promise.all(strategies.map((strategy) => run(() => strategy.stop())))
+      await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.stop())))
       await settle()
       state = 'stopped'
       logger.info({ stats: { ...stats } }, 'bot stopped')

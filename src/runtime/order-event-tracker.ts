@@ -17,7 +17,8 @@ export type OrderEventTracker = {
 }
 
 /**
- * Tracks what was delivered to strategies in the journal (order_deliveries): the last status told of each order, the
+ * An order's fills and refunds come before its status change, so a strategy told an order is final already knows what
+ * it spent and received. Tracks what was delivered to strategies in the journal (order_deliveries): the last status told of each order, the
  * last fill and how many refunds. Delivery is at least once: a crash between a handler and its acknowledgement delivers
  * that event again after the restart, which a strategy's intent keys make harmless (the same key and content is the
  * same intent, executed once). Orders already final and told are not read again.
@@ -34,18 +35,6 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
       for (const delivery of journal.pendingDeliveries(strategy)) {
         const order = journal.getOrder({ id: delivery.orderId })
         if (!order) continue
-        const told = statuses.get(order.id) ?? delivery.status
-        if (told !== order.status) {
-          statuses.set(order.id, order.status)
-          const reason = journal.orderHistory(order.id).at(-1)?.reason ?? null
-          const status = order.status
-          events.push({
-            strategy,
-            type: 'orderUpdate',
-            event: { order, reason },
-            acknowledge: () => journal.markDelivered({ orderId: order.id, status }),
-          })
-        }
         const lastFillId = Math.max(lastFillIds.get(order.id) ?? 0, delivery.lastFillId)
         for (const fill of journal.fillsOf(order.id)) {
           if (fill.id <= lastFillId) continue
@@ -69,6 +58,18 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
             acknowledge: () => journal.markDelivered({ orderId: order.id, refunds: count }),
           })
         })
+        const told = statuses.get(order.id) ?? delivery.status
+        if (told !== order.status) {
+          statuses.set(order.id, order.status)
+          const reason = journal.orderHistory(order.id).at(-1)?.reason ?? null
+          const status = order.status
+          events.push({
+            strategy,
+            type: 'orderUpdate',
+            event: { order, reason },
+            acknowledge: () => journal.markDelivered({ orderId: order.id, status }),
+          })
+        }
       }
     }
     return events

@@ -19,6 +19,7 @@ const handlerNames = [
   'onRefund',
   'onTimer',
   'onBalances',
+  'onIntentResult',
   'onStop',
 ] as const
 

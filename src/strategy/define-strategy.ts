@@ -4,7 +4,15 @@ import type { Quote, QuoteRequest } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
 import { checkStrategyDefinition, type strategyApiVersion } from './check-strategy-definition.js'
 import type { DeepReadonly } from './frozen-copy.js'
-import type { BalanceRequest, BalancesEvent, FillEvent, OrderUpdateEvent, RefundEvent, TimerEvent } from './strategy-events.js'
+import type {
+  BalanceRequest,
+  BalancesEvent,
+  FillEvent,
+  IntentResultEvent,
+  OrderUpdateEvent,
+  RefundEvent,
+  TimerEvent,
+} from './strategy-events.js'
 
 type WithoutStrategy<T> = T extends unknown ? Omit<T, 'strategy'> : never
 
@@ -45,6 +53,11 @@ export type StrategyContext<Config> = {
   state: StrategyState
   /** A child of the bot's logger, bound to this strategy. */
   logger: Logger
+  /**
+   * The id the runtime gives an intent request of this strategy (the same key and content give the same id): to
+   * recognise its orders in order updates and its intents in intent results. Throws StrategyError for a bad request.
+   */
+  intentIdOf: (request: IntentRequest) => string
 }
 
 /**
@@ -69,6 +82,8 @@ export type StrategyDefinition<Schema extends z.ZodType = z.ZodType> = {
   onFill?: (event: DeepReadonly<FillEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onRefund?: (event: DeepReadonly<RefundEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onTimer?: (event: DeepReadonly<TimerEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
+  /** Each of its intents once executed (not journaled: after a restart, `state` is the strategy's memory). */
+  onIntentResult?: (event: DeepReadonly<IntentResultEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onBalances?: (event: DeepReadonly<BalancesEvent>, context: StrategyContext<z.output<Schema>>) => StrategyResultOf
   onStop?: (context: StrategyContext<z.output<Schema>>) => StrategyResultOf
 }

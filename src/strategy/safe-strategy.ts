@@ -9,7 +9,7 @@ import type { StrategyContext, StrategyDefinition } from './define-strategy.js'
 import { type DeepReadonly, deepFreeze, freezeCopy } from './frozen-copy.js'
 import { parseBalanceRequests, parseSubscriptions, parseTimers } from './quote-subscriptions.js'
 import { StrategyConfigError, StrategyError, type StrategyHandlerName } from './strategy-errors.js'
-import type { BalanceRequest, BalancesEvent, FillEvent, OrderUpdateEvent, RefundEvent } from './strategy-events.js'
+import type { BalanceRequest, BalancesEvent, FillEvent, IntentResultEvent, OrderUpdateEvent, RefundEvent } from './strategy-events.js'
 import { parseStrategyOutput } from './strategy-output.js'
 
 export type CreateSafeStrategyParameters = {
@@ -59,6 +59,7 @@ export type SafeStrategy<Config = unknown> = {
   handleRefund: (event: RefundEvent) => Promise<StrategyRun>
   handleTimer: (intervalMs: number) => Promise<StrategyRun>
   handleBalances: (event: BalancesEvent) => Promise<StrategyRun>
+  handleIntentResult: (event: IntentResultEvent) => Promise<StrategyRun>
   stop: () => Promise<StrategyRun>
   pause: () => void
   /** Delivers events again, with the count of consecutive failures reset. */
@@ -144,6 +145,11 @@ export function createSafeStrategy<Schema extends z.ZodType>(
       now: () => clock.now(),
       state: buffered.state,
       logger: log,
+      intentIdOf: (request) => {
+        const [intent] = parseStrategyOutput({ output: request, strategy: name, handler, clock })
+        if (!intent) throw new StrategyError({ strategy: name, handler, reason: 'intentIdOf: expected one intent request' })
+        return intent.id
+      },
     }
     try {
       const output = await (event === undefined ? callback(context) : callback(event.value, context))
@@ -189,6 +195,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     handleRefund: (event) => deliver('onRefund', { value: freezeCopy(event) }),
     handleTimer: (intervalMs) => deliver('onTimer', { value: deepFreeze({ now: clock.now(), intervalMs }) }),
     handleBalances: (event) => deliver('onBalances', { value: freezeCopy(event) }),
+    handleIntentResult: (event) => deliver('onIntentResult', { value: freezeCopy(event) }),
     stop: () => deliver('onStop'),
     pause: () => {
       stats.paused = true

@@ -31,6 +31,7 @@ export type StrategyHandlerName =
   | 'onRefund'
   | 'onTimer'
   | 'onBalances'
+  | 'onIntentResult'
   | 'onStop'
 
 /**

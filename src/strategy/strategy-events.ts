@@ -33,6 +33,18 @@ export type BalancesEvent = {
   balances: readonly (BalanceRequest & { amount: bigint })[]
 }
 
+/** What the executor did with one of the strategy's intents. */
+export type IntentResultEvent = {
+  intentId: string
+  kind: string
+  /** accepted: its order is placed; refused: stopped before signing (risk limit, no mode); failed: refused after; done: already final. */
+  status: 'accepted' | 'refused' | 'failed' | 'done'
+  /** Why it was refused or failed. */
+  reason: string | null
+  /** The order it made, when it made one. */
+  orderId: string | null
+}
+
 /** One of the strategy's timers fired. */
 export type TimerEvent = {
   /** Unix ms of the injected clock. */

@@ -24,7 +24,7 @@ describe('createOrderEventTracker', () => {
     fillOrder('a', 1)
     journal.recordStatus({ orderId: 'a', status: 'COMPLETED' })
     journal.recordRefund({ orderId: 'a', txHash: txHash(9), chainId: 1, token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount: 5n })
-    expect(tracker.collect().map((event) => event.type)).toEqual(['orderUpdate', 'fill', 'refund'])
+    expect(tracker.collect().map((event) => event.type)).toEqual(['fill', 'refund', 'orderUpdate'])
     expect(tracker.collect()).toEqual([])
   })
 
@@ -36,10 +36,10 @@ describe('createOrderEventTracker', () => {
     fillOrder('a', 2)
     const first = createOrderEventTracker(journal, ['sample'])
     const events = first.collect()
-    expect(events.map((event) => `${event.type}:${event.event.order.id}`)).toEqual(['orderUpdate:a', 'fill:a', 'fill:a', 'orderUpdate:b'])
-    // The run handles the update and the first fill of a, then dies.
+    expect(events.map((event) => `${event.type}:${event.event.order.id}`)).toEqual(['fill:a', 'fill:a', 'orderUpdate:a', 'orderUpdate:b'])
+    // The run handles the first fill of a and its update, then dies.
     events[0]?.acknowledge()
-    events[1]?.acknowledge()
+    events[2]?.acknowledge()
     journal.close()
 
     context.journal = openJournal({ file: context.file, clock: context.clock })

@@ -75,5 +75,8 @@ function registerAdminRoutes(app: FastifyInstance, venue: SandboxVenue, faults: 
     faults.clear()
     return { cleared: true }
   })
-  app.get('/_sandbox/time', async () => ({ now: Math.floor(venue.clock.now() / 1000), speed: venue.clock.speed }))
+  app.get('/_sandbox/time', async () => {
+    const nowMs = venue.clock.now()
+    return { now: Math.floor(nowMs / 1000), nowMs, speed: venue.clock.speed }
+  })
 }

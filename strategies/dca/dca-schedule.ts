@@ -1,0 +1,253 @@
+import { intentId } from '../../src/exec/intents/intent-id.js'
+import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
+import { isFinalStatus } from '../../src/journal/order-status.js'
+import type { Logger } from '../../src/log/logger.js'
+import type { IntentRequest, StrategyIntentContent } from '../../src/strategy/define-strategy.js'
+import type { DeepReadonly } from '../../src/strategy/frozen-copy.js'
+import type { FillEvent, OrderUpdateEvent } from '../../src/strategy/strategy-events.js'
+import { committedAmount, minDestAmountPerSlice, nextOrderAmount, remainingBudget } from './dca-budget.js'
+import { type DcaConfig, intervalSecondsOf, orderSpacingMsOf } from './dca-config.js'
+import type { DcaState, GuardQuote, OrderRecord } from './dca-state.js'
+import { checkPriceGuard } from './price-guard.js'
+
+// The schedule's transitions. Each takes the schedule read from state and returns the next one (and what to ask
+// for); nothing here reads a clock or does I/O, so the handlers in index.ts only read, call and write.
+
+/** A placed, open or ended order: the schedule waits for it before the next slot (one TWAP at a time). */
+function isActive(record: OrderRecord): boolean {
+  return record.phase === 'placed' || record.phase === 'open' || record.phase === 'ended'
+}
+
+function replaceOrder(schedule: DcaState, record: OrderRecord): DcaState {
+  return { ...schedule, orders: schedule.orders.map((candidate) => (candidate.intentId === record.intentId ? record : candidate)) }
+}
+
+/** The twap-sell intent of one order of the schedule; amounts as decimal strings so it can be kept in state as is. */
+export function buildTwapIntent(config: DeepReadonly<DcaConfig>, totalSrcAmount: bigint): StrategyIntentContent {
+  const { guard } = config
+  const enforced = guard?.maxPrice !== undefined && guard.enforceOnSlices ? guard.maxPrice : undefined
+  return {
+    kind: 'twap-sell',
+    chainId: config.chainId,
+    srcToken: config.srcToken,
+    destToken: config.destToken,
+    totalSrcAmount: totalSrcAmount.toString(),
+    numSlices: config.slicesPerOrder,
+    intervalSeconds: intervalSecondsOf(config),
+    ...(enforced ? { minDestAmountPerSlice: minDestAmountPerSlice(totalSrcAmount, config.slicesPerOrder, enforced).toString() } : {}),
+    maxSlippageBps: config.maxSlippageBps,
+    maxPriceImpactPercent: config.maxPriceImpactPercent,
+  }
+}
+
+/** The request for a stored intent, validated again (no cast of state JSON); same key and content, same intent id. */
+function requestOf(strategy: string, record: OrderRecord): IntentRequest {
+  const { strategy: _strategy, ...intent } = parseIntentContent({ ...record.intent, strategy })
+  return { key: record.key, intent }
+}
+
+/**
+ * Requests of orders placed but not yet seen in the journal: after a restart they are asked for again, because the
+ * process may have stopped between keeping the state and executing the intent. The executor runs an intent id once, so
+ * an order that exists is not placed twice.
+ */
+export function replayPlacedOrders(schedule: DcaState, strategy: string): IntentRequest[] {
+  return schedule.orders.filter((record) => record.phase === 'placed').map((record) => requestOf(strategy, record))
+}
+
+/** A status change of one of the schedule's orders. A final status settles a COMPLETED order at once; others end. */
+export function applyOrderUpdate(schedule: DcaState, event: DeepReadonly<OrderUpdateEvent>, now: number, logger: Logger): DcaState {
+  const { order } = event
+  const record = schedule.orders.find((candidate) => candidate.intentId === order.intentId)
+  if (!record) {
+    logger.warn({ orderId: order.id, intentId: order.intentId }, 'order update for an order the schedule does not know: ignored')
+    return schedule
+  }
+  if (record.phase === 'settled' || record.phase === 'ended') return replaceOrder(schedule, { ...record, orderStatus: order.status })
+  const final = isFinalStatus(order.mode, order.status)
+  const phase = !final ? 'open' : order.status === 'COMPLETED' ? 'settled' : 'ended'
+  if (record.phase === 'lost') logger.warn({ orderId: order.id, slot: record.slot }, 'an order given up as lost turned up: followed again')
+  if (phase !== 'open') logger.info({ orderId: order.id, slot: record.slot, status: order.status, reason: event.reason }, 'dca order final')
+  return replaceOrder(schedule, {
+    ...record,
+    phase,
+    orderId: order.id,
+    orderStatus: order.status,
+    settledAt: phase === 'settled' ? now : null,
+  })
+}
+
+/** One fill of one of the schedule's orders, counted once by its journal id. */
+export function applyFill(schedule: DcaState, event: DeepReadonly<FillEvent>, logger: Logger): DcaState {
+  const { order, fill } = event
+  const record = schedule.orders.find((candidate) => candidate.intentId === order.intentId)
+  if (!record) {
+    logger.warn({ orderId: order.id, fillId: fill.id }, 'fill of an order the schedule does not know: ignored')
+    return schedule
+  }
+  if (record.fillIds.includes(fill.id)) return schedule
+  if (record.phase === 'settled' && record.orderStatus !== 'COMPLETED') {
+    logger.warn(
+      { orderId: order.id, fillId: fill.id, spent: String(fill.spentAmount) },
+      'fill heard after its order was settled: counted against the budget',
+    )
+  }
+  return replaceOrder(schedule, {
+    ...record,
+    spent: record.spent + fill.spentAmount,
+    received: record.received + fill.receivedAmount,
+    fillIds: [...record.fillIds, fill.id],
+  })
+}
+
+/**
+ * Settles the orders that ended without all their slices: what their fills did not spend goes back to the budget.
+ * Called on quotes and timers only: the fills journaled together with a final status are delivered right after it,
+ * before any later quote or timer, so by then they are all counted.
+ */
+export function settleEndedOrders(schedule: DcaState, now: number, logger: Logger): DcaState {
+  if (!schedule.orders.some((record) => record.phase === 'ended')) return schedule
+  return {
+    ...schedule,
+    orders: schedule.orders.map((record) => {
+      if (record.phase !== 'ended') return record
+      logger.info(
+        {
+          orderId: record.orderId,
+          slot: record.slot,
+          spent: String(record.spent),
+          returned: String(record.totalSrcAmount - record.spent),
+        },
+        'dca order settled: its unspent amount is back in the budget',
+      )
+      return { ...record, phase: 'settled' as const, settledAt: now }
+    }),
+  }
+}
+
+export type AdvanceScheduleParameters = {
+  config: DeepReadonly<DcaConfig>
+  strategy: string
+  now: number
+  /** The guard's latest quote, if any. */
+  guardQuote: GuardQuote | undefined
+  logger: Logger
+}
+
+export type AdvanceScheduleReturnType = { schedule: DcaState; requests: IntentRequest[] }
+
+/**
+ * Moves the schedule on at `now`: gives up orders not seen within the placement timeout, waits while an order is
+ * active or the next slot is not due, then either places the slot's TWAP (the remaining budget shared over the slots
+ * left), or, when the guard blocks, skips the slot (`skip`) or waits for the price (`pause`). Without a fresh quote the
+ * guard is not asked and the slot waits, whatever the action. Ends the schedule when every slot is done.
+ */
+export function advanceSchedule(schedule: DcaState, parameters: AdvanceScheduleParameters): AdvanceScheduleReturnType {
+  const { config, strategy, now, guardQuote, logger } = parameters
+  if (schedule.finishedAt !== null) return { schedule, requests: [] }
+  const timeoutMs = config.placementTimeoutSeconds * 1000
+  let next: DcaState = {
+    ...schedule,
+    nextDueAt: schedule.nextDueAt ?? now,
+    orders: schedule.orders.map((record) => {
+      if (record.phase !== 'placed' || now - record.placedAt < timeoutMs) return record
+      logger.error(
+        { slot: record.slot, intentId: record.intentId },
+        'dca order never appeared (refused?): slot given up, its amount stays committed',
+      )
+      return { ...record, phase: 'lost' as const }
+    }),
+  }
+  if (next.orders.some(isActive)) return { schedule: next, requests: [] }
+  const committed = committedAmount(next.orders)
+  const remaining = remainingBudget(config.budget, committed)
+  const slotsLeft = config.orders - next.nextSlot
+  const amount = slotsLeft > 0 ? nextOrderAmount({ remaining, slotsLeft, slicesPerOrder: config.slicesPerOrder }) : 0n
+  if (slotsLeft <= 0 || amount === 0n) {
+    logger.info({ committed: String(committed), remaining: String(remaining), slotsLeft }, 'dca schedule finished')
+    return { schedule: { ...next, finishedAt: now, pausedSince: null }, requests: [] }
+  }
+  const dueAt = next.nextDueAt ?? now
+  if (now < dueAt) return { schedule: next, requests: [] }
+
+  const { guard } = config
+  if (guard) {
+    const fresh = guardQuote !== undefined && now - guardQuote.receivedAt <= guard.maxQuoteAgeSeconds * 1000
+    if (!fresh || guardQuote === undefined) return { schedule: next, requests: [] }
+    const verdict = checkPriceGuard(guard, guardQuote)
+    if (!verdict.allowed) {
+      if (guard.action === 'pause') {
+        if (next.pausedSince === null) logger.info({ slot: next.nextSlot, reason: verdict.reason }, 'dca paused by the price guard')
+        return { schedule: { ...next, pausedSince: next.pausedSince ?? now }, requests: [] }
+      }
+      logger.info({ slot: next.nextSlot, reason: verdict.reason }, 'dca slot skipped by the price guard')
+      return {
+        schedule: {
+          ...next,
+          nextSlot: next.nextSlot + 1,
+          nextDueAt: dueAt + orderSpacingMsOf(config),
+          skipped: [...next.skipped, { slot: next.nextSlot, at: now, reason: verdict.reason }],
+        },
+        requests: [],
+      }
+    }
+  }
+  if (next.pausedSince !== null)
+    logger.info({ slot: next.nextSlot, pausedMs: now - next.pausedSince }, 'dca resumed: the price is back within the guard')
+
+  const key = `twap-${next.nextSlot}`
+  const intent = buildTwapIntent(config, amount)
+  const id = intentId({ content: parseIntentContent({ ...intent, strategy }), key })
+  const record: OrderRecord = {
+    slot: next.nextSlot,
+    key,
+    intentId: id,
+    intent: { ...intent },
+    totalSrcAmount: amount,
+    phase: 'placed',
+    orderId: null,
+    orderStatus: null,
+    spent: 0n,
+    received: 0n,
+    fillIds: [],
+    placedAt: now,
+    settledAt: null,
+  }
+  logger.info(
+    { slot: record.slot, intentId: id, totalSrcAmount: String(amount), committed: String(committed), remaining: String(remaining) },
+    'dca order placed',
+  )
+  next = {
+    ...next,
+    nextSlot: next.nextSlot + 1,
+    nextDueAt: now + orderSpacingMsOf(config),
+    pausedSince: null,
+    orders: [...next.orders, record],
+  }
+  return { schedule: next, requests: [{ key, intent }] }
+}
+
+export type ScheduleSummary = {
+  committed: bigint
+  remaining: bigint
+  /** What the orders' fills spent and received. */
+  spent: bigint
+  received: bigint
+  ordersPlaced: number
+  slotsSkipped: number
+  finished: boolean
+}
+
+/** Where the schedule stands, for logs and tests. */
+export function summarizeSchedule(schedule: DcaState, budget: bigint): ScheduleSummary {
+  const committed = committedAmount(schedule.orders)
+  return {
+    committed,
+    remaining: remainingBudget(budget, committed),
+    spent: schedule.orders.reduce((sum, record) => sum + record.spent, 0n),
+    received: schedule.orders.reduce((sum, record) => sum + record.received, 0n),
+    ordersPlaced: schedule.orders.length,
+    slotsSkipped: schedule.skipped.length,
+    finished: schedule.finishedAt !== null,
+  }
+}

@@ -1,0 +1,102 @@
+import type { StrategyContext, StrategyOutput } from '../../src/strategy/define-strategy.js'
+import { defineStrategy } from '../../src/strategy/define-strategy.js'
+import { type DcaConfig, dcaConfigSchema, nominalSliceAmountOf } from './dca-config.js'
+import { advanceSchedule, applyFill, applyOrderUpdate, replayPlacedOrders, settleEndedOrders, summarizeSchedule } from './dca-schedule.js'
+import { type DcaState, readDcaState, readGuardQuote, writeDcaState, writeGuardQuote } from './dca-state.js'
+
+/** Moves the schedule on from `schedule` and keeps the result; returns what to ask for. */
+function advance(context: StrategyContext<DcaConfig>, schedule: DcaState): StrategyOutput {
+  const { config, strategy, now, state, logger } = context
+  const step = advanceSchedule(schedule, { config, strategy, now: now(), guardQuote: readGuardQuote(state), logger })
+  writeDcaState(state, step.schedule)
+  return step.requests
+}
+
+/** Quotes and timers: orders that ended are settled first (their fills have all been heard by then), then the schedule moves. */
+function settleAndAdvance(context: StrategyContext<DcaConfig>): StrategyOutput {
+  return advance(context, settleEndedOrders(readDcaState(context.state), context.now(), context.logger))
+}
+
+/**
+ * DCA: spends `budget` raw units of `srcToken` on `destToken` over `periodSeconds`, as `orders` Delta TWAP orders
+ * (`twap-sell`) of `slicesPerOrder` slices each, one at a time. The slice interval is
+ * floor(periodSeconds / (orders × slicesPerOrder)) seconds (at least 60); order k may start once order k − 1 is final
+ * and `slicesPerOrder` intervals after order k − 1 started. Each order's total is the budget not yet committed shared
+ * over the slots left, so the budget is never exceeded, and what an order did not spend (an EXPIRED or CANCELLED TWAP
+ * with unfilled slices) goes back to the budget for the later orders. When the last order leaves something unspent,
+ * it stays unspent.
+ *
+ * Price guard (`guard`, optional): a quote of one nominal slice (budget / (orders × slicesPerOrder)) from `source`
+ * (market or delta) is checked when a slot is due, against `maxPrice` and/or `minPrice`, each a ratio of raw amounts
+ * `{ srcAmount, destAmount }`. Out of range, `action: skip` gives the slot up (its share stays in the budget and is
+ * spread over the later slots; the schedule keeps its pace), `action: pause` holds the slot until the price is back
+ * (the rest of the schedule shifts by the wait). A missing or stale quote (older than `maxQuoteAgeSeconds`) holds the
+ * slot whatever the action. With `enforceOnSlices` (default), maxPrice is also signed into every TWAP as its least
+ * output per slice, so no slice of a running order fills above it.
+ *
+ * Other config: `maxSlippageBps` (50), `maxPriceImpactPercent` (2), `checkIntervalSeconds` (30, clock seconds between
+ * schedule checks besides quotes and order events), `placementTimeoutSeconds` (600: an order not in the journal by
+ * then — the executor refused it — is given up; its amount stays committed, so a late order cannot exceed the budget).
+ *
+ * Restart: the whole schedule (slot, due time, every order with its fills, skipped slots) is journal state. On start,
+ * orders asked for but never seen are asked for again with the same key and content, hence the same intent id (the
+ * executor places an intent once); nothing else is emitted twice.
+ *
+ * @example
+ * strategies:
+ *   - name: dca-weth
+ *     use: dca
+ *     config: { chainId: 1, srcToken: USDC, destToken: WETH, budget: "1000000000", periodSeconds: 86400, orders: 24,
+ *               slicesPerOrder: 6, guard: { maxPrice: { srcAmount: "2500000000", destAmount: "1000000000000000000" } } }
+ */
+export default defineStrategy({
+  apiVersion: 1,
+  name: 'dca',
+  configSchema: dcaConfigSchema,
+  subscriptions: (config) =>
+    config.guard
+      ? [
+          {
+            source: config.guard.source,
+            chainId: config.chainId,
+            srcToken: config.srcToken,
+            destToken: config.destToken,
+            amount: nominalSliceAmountOf(config),
+            side: 'SELL',
+          },
+        ]
+      : [],
+  timers: (config) => [config.checkIntervalSeconds * 1000],
+  onStart: (context) => {
+    const schedule = readDcaState(context.state)
+    const replayed = replayPlacedOrders(schedule, context.strategy)
+    if (replayed.length > 0)
+      context.logger.info({ orders: replayed.map((request) => request.key) }, 'dca asks again for orders not yet seen')
+    const advanced = advance(context, schedule)
+    return [...replayed, ...(Array.isArray(advanced) ? advanced : [])]
+  },
+  onQuote: (quote, context) => {
+    writeGuardQuote(context.state, { srcAmount: quote.srcAmount, destAmount: quote.destAmount, receivedAt: quote.receivedAt })
+    return settleAndAdvance(context)
+  },
+  onTimer: (_event, context) => settleAndAdvance(context),
+  onOrderUpdate: (event, context) => advance(context, applyOrderUpdate(readDcaState(context.state), event, context.now(), context.logger)),
+  onFill: (event, context) => {
+    writeDcaState(context.state, applyFill(readDcaState(context.state), event, context.logger))
+  },
+  onStop: ({ config, state, logger }) => {
+    const summary = summarizeSchedule(readDcaState(state), config.budget)
+    logger.info(
+      {
+        committed: String(summary.committed),
+        remaining: String(summary.remaining),
+        spent: String(summary.spent),
+        received: String(summary.received),
+        ordersPlaced: summary.ordersPlaced,
+        slotsSkipped: summary.slotsSkipped,
+        finished: summary.finished,
+      },
+      'dca stopped',
+    )
+  },
+})

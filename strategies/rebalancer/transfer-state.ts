@@ -1,0 +1,75 @@
+import { z } from 'zod'
+import { addressSchema } from '../../src/api/wire.js'
+import { intentId } from '../../src/exec/intents/intent-id.js'
+import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
+import type { StrategyState } from '../../src/strategy/define-strategy.js'
+
+// What the rebalancer keeps in its journal state: the one transfer in flight (with the exact intent asked for, so a
+// restart can ask again for the same intent id), the key generation, and what became of the last transfer.
+
+const transferIntentSchema = z.strictObject({
+  kind: z.literal('crosschain'),
+  chainId: z.number().int(),
+  destChainId: z.number().int(),
+  srcToken: addressSchema,
+  destToken: addressSchema,
+  /** Raw units of srcToken, decimal string. */
+  amount: z.string().regex(/^\d+$/),
+  side: z.literal('SELL'),
+  maxSlippageBps: z.number(),
+  maxPriceImpactPercent: z.number(),
+})
+
+export type TransferIntent = z.output<typeof transferIntentSchema>
+
+export const transferSchema = z.strictObject({
+  /** The intent key, `transfer-<generation>`. */
+  key: z.string(),
+  intentId: z.string(),
+  intent: transferIntentSchema,
+  /** Clock ms when it was planned. */
+  plannedAt: z.number(),
+  /** Set by the first update of its order: from then on only a final status ends the transfer. */
+  orderId: z.string().nullable(),
+  status: z.string().nullable(),
+})
+
+export type Transfer = z.output<typeof transferSchema>
+
+export const finishedTransferSchema = z.strictObject({
+  key: z.string(),
+  orderId: z.string(),
+  status: z.string(),
+  fromChainId: z.number().int(),
+  toChainId: z.number().int(),
+  amount: z.string(),
+  finishedAt: z.number(),
+})
+
+export type FinishedTransfer = z.output<typeof finishedTransferSchema>
+
+export const stateKeys = {
+  /** The transfer in flight (absent when none). */
+  transfer: 'transfer',
+  /** The last key generation used: every planned transfer takes the next, so a re-plan after a refund is a new intent. */
+  generation: 'generation',
+  /** The last transfer that reached a final status. */
+  lastTransfer: 'lastTransfer',
+  /** Bridge refunds heard of, over the strategy's life. */
+  refunds: 'refunds',
+} as const
+
+export function readTransfer(state: StrategyState): Transfer | undefined {
+  return state.get(stateKeys.transfer, transferSchema)
+}
+
+export function nextGeneration(state: StrategyState): number {
+  const generation = (state.get(stateKeys.generation, z.number().int().nonnegative()) ?? 0) + 1
+  state.set(stateKeys.generation, generation)
+  return generation
+}
+
+/** The id the runtime gives `intent` under `key` (createIntent hashes the parsed content), to recognise its order. */
+export function transferIntentId(strategy: string, key: string, intent: TransferIntent): string {
+  return intentId({ content: parseIntentContent({ ...intent, strategy }), key })
+}

@@ -1,0 +1,625 @@
+import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
+import type { Address } from 'viem'
+import { afterAll, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/config/load-config.js'
+import type { Intent } from '../../src/exec/intents/intent-schema.js'
+import { type Quote, quoteRequestKey } from '../../src/feed/quote.js'
+import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
+import { type Journal, openJournal } from '../../src/journal/journal.js'
+import type { JournalFill } from '../../src/journal/order-events.js'
+import type { OrderStatus } from '../../src/journal/order-status.js'
+import type { JournalOrder } from '../../src/journal/orders.js'
+import { createLogger } from '../../src/log/logger.js'
+import { type Bot, createBot } from '../../src/runtime/bot.js'
+import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
+import { createSafeStrategy, type StrategyRun } from '../../src/strategy/safe-strategy.js'
+import { ManualClock } from '../../src/time/clock.js'
+import { committedAmount, minDestAmountPerSlice, nextOrderAmount } from '../../strategies/dca/dca-budget.js'
+import { dcaConfigSchema } from '../../strategies/dca/dca-config.js'
+import { summarizeSchedule } from '../../strategies/dca/dca-schedule.js'
+import { type DcaState, dcaStateSchema } from '../../strategies/dca/dca-state.js'
+import dca from '../../strategies/dca/index.js'
+import { checkPriceGuard } from '../../strategies/dca/price-guard.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
+import { quoteMarket } from '../helpers/market.js'
+import { sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
+import { balanceOf, poolQuote, swapOnPool } from '../sandbox/delta-engine-fixture.js'
+
+const logger = createLogger({ level: 'silent' })
+const directory = createTempDirectory('deltaflow-dca-')
+const unitJournals: Journal[] = []
+afterAll(() => {
+  for (const journal of unitJournals) journal.close()
+  directory.cleanup()
+})
+const usdcAddress: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+const wethAddress: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
+const oneWeth = 10n ** 18n
+
+/** 2 orders × 2 slices over 240 s: one slice a minute, an order every 120 s. */
+const baseConfig = {
+  chainId: 1,
+  srcToken: usdcAddress,
+  destToken: wethAddress,
+  budget: '1000',
+  periodSeconds: 240,
+  orders: 2,
+  slicesPerOrder: 2,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The strategy in its real wrapper (createSafeStrategy) over a real journal file and a manual clock.
+
+function journalOrder(intent: Intent, status: OrderStatus): JournalOrder {
+  if (intent.kind !== 'twap-sell') throw new Error(`expected a twap-sell intent, received ${intent.kind}`)
+  return {
+    id: `${intent.id}/0`,
+    intentId: intent.id,
+    mode: 'delta',
+    account: '0x0000000000000000000000000000000000000001',
+    beneficiary: '0x0000000000000000000000000000000000000001',
+    chainId: 1,
+    destChainId: 1,
+    venueId: null,
+    orderHash: null,
+    nonce: null,
+    deadline: null,
+    srcToken: intent.srcToken.toLowerCase(),
+    destToken: intent.destToken.toLowerCase(),
+    srcAmount: intent.totalSrcAmount,
+    destAmount: 0n,
+    side: 'SELL',
+    status,
+    signedPayload: {},
+    submitted: true,
+    submittedAt: 0,
+    createdAt: 0,
+    updatedAt: 0,
+  }
+}
+
+let journalCount = 0
+
+function createHarness(config: Record<string, unknown>, shared?: { journal: Journal; clock: ManualClock }) {
+  const clock = shared?.clock ?? new ManualClock(1_800_000_000_000)
+  let journal = shared?.journal
+  if (!journal) {
+    journal = openJournal({ file: directory.path(`unit-${++journalCount}.sqlite`), clock })
+    unitJournals.push(journal)
+  }
+  const strategy = createSafeStrategy(dca, { config, clock, logger, journal })
+  let fillId = 0
+  const intentsOf = (run: StrategyRun): Intent[] => {
+    if (run.outcome !== 'handled') throw new Error(`expected the event handled, received ${JSON.stringify(run)}`)
+    return run.intents
+  }
+  const [subscription] = strategy.subscriptions
+  return {
+    clock,
+    journal,
+    strategy,
+    schedule: (): DcaState => dcaStateSchema.parse(journal.getStrategyState('dca', 'schedule')),
+    start: async () => intentsOf(await strategy.start()),
+    timer: async () => intentsOf(await strategy.handleTimer(strategy.timers[0] ?? 0)),
+    /** A quote of the subscribed slice giving `destAmount`. */
+    quote: async (destAmount: bigint) => {
+      if (!subscription) throw new Error('the strategy subscribed to nothing')
+      const quote: Quote = {
+        request: subscription,
+        key: quoteRequestKey(subscription),
+        srcAmount: subscription.amount,
+        destAmount,
+        answer: { source: 'market', route: {} } as unknown as Quote['answer'],
+        requestedAt: clock.now(),
+        receivedAt: clock.now(),
+      }
+      return intentsOf(await strategy.handleQuote(quote))
+    },
+    update: async (intent: Intent, status: OrderStatus) =>
+      intentsOf(await strategy.handleOrderUpdate({ order: journalOrder(intent, status), reason: 'venue' })),
+    fill: async (intent: Intent, spentAmount: bigint, receivedAmount: bigint, id = ++fillId) => {
+      const order = journalOrder(intent, 'ACTIVE')
+      const fill: JournalFill = {
+        id,
+        orderId: order.id,
+        chainId: 1,
+        txHash: `0x${id.toString(16).padStart(64, '0')}`,
+        logIndex: null,
+        destinationChainId: null,
+        destinationTxHash: null,
+        spentAmount,
+        receivedAmount,
+        source: 'chain',
+        blockNumber: null,
+        recordedAt: 0,
+      }
+      return intentsOf(await strategy.handleFill({ order, fill }))
+    },
+  }
+}
+
+function only(intents: Intent[]): Extract<Intent, { kind: 'twap-sell' }> {
+  expect(intents).toHaveLength(1)
+  const [intent] = intents
+  if (intent?.kind !== 'twap-sell') throw new Error(`expected one twap-sell intent, received ${JSON.stringify(intents)}`)
+  return intent
+}
+
+describe('dca arithmetic', () => {
+  it('shares the remaining budget over the slots left, the last slot taking all of it', () => {
+    expect(nextOrderAmount({ remaining: 1000n, slotsLeft: 3, slicesPerOrder: 2 })).toBe(333n)
+    expect(nextOrderAmount({ remaining: 1000n, slotsLeft: 1, slicesPerOrder: 2 })).toBe(1000n)
+    expect(nextOrderAmount({ remaining: 5n, slotsLeft: 4, slicesPerOrder: 3 })).toBe(3n)
+    expect(nextOrderAmount({ remaining: 2n, slotsLeft: 4, slicesPerOrder: 3 })).toBe(0n)
+  })
+
+  it('never gives an order more than the remaining budget, nor less than one raw unit per slice', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        fc.integer({ min: 1, max: 500 }),
+        fc.integer({ min: 2, max: 50 }),
+        (remaining, slotsLeft, slices) => {
+          const amount = nextOrderAmount({ remaining, slotsLeft, slicesPerOrder: slices })
+          expect(amount <= remaining).toBe(true)
+          expect(amount === 0n || amount >= BigInt(slices)).toBe(true)
+          expect(amount === 0n).toBe(remaining < BigInt(slices))
+        },
+      ),
+    )
+  })
+
+  it('turns maxPrice into the least output per slice, rounded up so no slice is priced above it', () => {
+    // 2500 USDC per WETH: a slice of 100 USDC must give at least 0.04 WETH.
+    const maxPrice = { srcAmount: 2_500_000_000n, destAmount: oneWeth }
+    expect(minDestAmountPerSlice(200_000_000n, 2, maxPrice)).toBe(40_000_000_000_000_000n)
+    expect(minDestAmountPerSlice(7n, 2, { srcAmount: 2n, destAmount: 3n })).toBe(5n)
+    expect(minDestAmountPerSlice(2n, 2, { srcAmount: 10n ** 18n, destAmount: 1n })).toBe(1n)
+  })
+
+  it('blocks a quote above maxPrice or below minPrice and lets the limit price itself through', () => {
+    const guard = { maxPrice: { srcAmount: 2000n, destAmount: 1n }, minPrice: { srcAmount: 1000n, destAmount: 1n } }
+    expect(checkPriceGuard(guard, { srcAmount: 2000n, destAmount: 1n })).toEqual({ allowed: true })
+    expect(checkPriceGuard(guard, { srcAmount: 1000n, destAmount: 1n })).toEqual({ allowed: true })
+    expect(checkPriceGuard(guard, { srcAmount: 2001n, destAmount: 1n })).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/above maxPrice/),
+    })
+    expect(checkPriceGuard(guard, { srcAmount: 999n, destAmount: 1n })).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/below minPrice/),
+    })
+    expect(checkPriceGuard(guard, { srcAmount: 1n, destAmount: 0n })).toMatchObject({ allowed: false })
+  })
+})
+
+describe('dca config', () => {
+  it('accepts config/dca.yaml as a bot config whose dca entries pass the strategy schema', () => {
+    const config = parseConfig(readFileSync('config/dca.yaml', 'utf8'), 'config/dca.yaml')
+    const entries = config.strategies.filter((entry) => entry.use === 'dca')
+    expect(entries).toHaveLength(1)
+    const parsed = dcaConfigSchema.parse(entries[0]?.config)
+    expect(parsed).toMatchObject({ chainId: 1, budget: 1_000_000_000n, orders: 24, slicesPerOrder: 6, guard: { action: 'pause' } })
+  })
+
+  it('names the field and what was expected when the config is wrong', () => {
+    const problems = (config: Record<string, unknown>) =>
+      (dcaConfigSchema.safeParse(config).error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    expect(problems({ ...baseConfig, periodSeconds: 200 })).toEqual([
+      'periodSeconds: expected at least 240 seconds (orders × slicesPerOrder × 60: a TWAP interval is at least 60 s), received 200',
+    ])
+    expect(problems({ ...baseConfig, budget: 1000 })).toEqual([
+      'budget: expected a raw amount above 0 as a decimal integer string (e.g. "1000000000"; quote it in YAML), received 1000',
+    ])
+    expect(problems({ ...baseConfig, budget: '3' })[0]).toMatch(/^budget: expected at least orders × slicesPerOrder = 4 raw units/)
+    expect(problems({ ...baseConfig, guard: { action: 'skip' } })).toEqual([
+      'guard: expected maxPrice, minPrice or both (a guard without a limit guards nothing)',
+    ])
+    expect(problems({ ...baseConfig, guard: { maxPrice: { srcAmount: '1', destAmount: '1' }, action: 'stop' } })).toEqual([
+      'guard.action: expected skip or pause, received "stop"',
+    ])
+    expect(problems({ ...baseConfig, slicesPerOrder: 1 })[0]).toMatch(/^slicesPerOrder: expected an integer number of slices, at least 2/)
+    expect(problems({ ...baseConfig, budgett: '1' })[0]).toMatch(/budgett/)
+  })
+})
+
+describe('dca schedule', () => {
+  it('places the first TWAP at start, and the next one once the first COMPLETED and its slot is due', async () => {
+    const h = createHarness(baseConfig)
+    const first = only(await h.start())
+    expect(first).toMatchObject({ kind: 'twap-sell', totalSrcAmount: 500n, numSlices: 2, intervalSeconds: 60, maxSlippageBps: 50 })
+    expect(first.minDestAmountPerSlice).toBeUndefined()
+    await h.update(first, 'ACTIVE')
+    h.clock.advance(60_000)
+    expect(await h.timer()).toEqual([])
+    await h.fill(first, 250n, 7n)
+    await h.fill(first, 250n, 8n)
+    h.clock.advance(60_000)
+    const second = only(await h.update(first, 'COMPLETED'))
+    expect(second.totalSrcAmount).toBe(500n)
+    await h.fill(second, 250n, 9n)
+    await h.fill(second, 250n, 9n)
+    expect(await h.update(second, 'COMPLETED')).toEqual([])
+    expect(await h.timer()).toEqual([])
+    expect(summarizeSchedule(h.schedule(), 1000n)).toEqual({
+      committed: 1000n,
+      remaining: 0n,
+      spent: 1000n,
+      received: 33n,
+      ordersPlaced: 2,
+      slotsSkipped: 0,
+      finished: true,
+    })
+  })
+
+  it('waits for the running order even when the next slot is due', async () => {
+    const h = createHarness(baseConfig)
+    const first = only(await h.start())
+    await h.update(first, 'ACTIVE')
+    h.clock.advance(600_000)
+    expect(await h.timer()).toEqual([])
+    expect(h.schedule().nextSlot).toBe(1)
+  })
+
+  it('gives what an expired TWAP did not spend back to the budget, settled only after its fills were heard', async () => {
+    const h = createHarness({ ...baseConfig, orders: 3, periodSeconds: 360 })
+    const first = only(await h.start())
+    expect(first.totalSrcAmount).toBe(333n)
+    await h.update(first, 'ACTIVE')
+    h.clock.advance(300_000)
+    // The final status comes before the fills journaled with it: nothing is placed on the status alone.
+    expect(await h.update(first, 'EXPIRED')).toEqual([])
+    expect(await h.fill(first, 166n, 5n)).toEqual([])
+    const second = only(await h.timer())
+    // 1000 − 166 spent, over the 2 slots left.
+    expect(second.totalSrcAmount).toBe(417n)
+    await h.update(second, 'CANCELLED')
+    h.clock.advance(300_000)
+    const third = only(await h.timer())
+    expect(third.totalSrcAmount).toBe(834n)
+    expect(committedAmount(h.schedule().orders)).toBe(1000n)
+  })
+
+  it('counts a fill delivered twice once', async () => {
+    const h = createHarness(baseConfig)
+    const first = only(await h.start())
+    await h.fill(first, 100n, 3n, 41)
+    await h.fill(first, 100n, 3n, 41)
+    expect(h.schedule().orders[0]).toMatchObject({ spent: 100n, received: 3n, fillIds: [41] })
+  })
+
+  it('skips a slot the guard blocks (action skip), keeps the pace and spends its share later', async () => {
+    const maxPrice = { srcAmount: '250', destAmount: '1' }
+    const h = createHarness({ ...baseConfig, guard: { maxPrice, action: 'skip' } })
+    // Nothing without a quote, whatever the action.
+    expect(await h.start()).toEqual([])
+    // The subscription prices one nominal slice: 1000 / (2 × 2) = 250.
+    expect(h.strategy.subscriptions[0]).toMatchObject({ source: 'market', amount: 250n, side: 'SELL' })
+    const startedAt = h.clock.now()
+    expect(await h.quote(0n)).toEqual([])
+    expect(h.schedule()).toMatchObject({ nextSlot: 1, nextDueAt: startedAt + 120_000, skipped: [{ slot: 0, at: startedAt }] })
+    h.clock.advance(119_000)
+    expect(await h.quote(1n)).toEqual([])
+    h.clock.advance(1_000)
+    const last = only(await h.quote(1n))
+    expect(last.totalSrcAmount).toBe(1000n)
+    // maxPrice 250 per 1, signed into the TWAP: a slice of 500 gives at least 2.
+    expect(last.minDestAmountPerSlice).toBe(2n)
+  })
+
+  it('holds a due slot while the guard blocks (action pause) and shifts the schedule by the wait', async () => {
+    const h = createHarness({ ...baseConfig, guard: { maxPrice: { srcAmount: '250', destAmount: '1' }, action: 'pause' } })
+    expect(await h.start()).toEqual([])
+    const blockedAt = h.clock.now()
+    expect(await h.quote(0n)).toEqual([])
+    h.clock.advance(500_000)
+    expect(await h.quote(0n)).toEqual([])
+    expect(h.schedule()).toMatchObject({ nextSlot: 0, pausedSince: blockedAt, skipped: [], orders: [] })
+    h.clock.advance(1_000)
+    const first = only(await h.quote(1n))
+    expect(first.totalSrcAmount).toBe(500n)
+    expect(h.schedule()).toMatchObject({ nextSlot: 1, pausedSince: null, nextDueAt: h.clock.now() + 120_000 })
+  })
+
+  it('waits for a fresh quote: one older than maxQuoteAgeSeconds neither places nor skips', async () => {
+    const h = createHarness({
+      ...baseConfig,
+      guard: { maxPrice: { srcAmount: '250', destAmount: '1' }, action: 'skip', maxQuoteAgeSeconds: 30 },
+    })
+    expect(await h.start()).toEqual([])
+    const first = only(await h.quote(1n))
+    h.clock.advance(120_000)
+    // Due, but the last quote is 120 s old.
+    expect(await h.update(first, 'COMPLETED')).toEqual([])
+    expect(h.schedule()).toMatchObject({ nextSlot: 1, skipped: [] })
+    expect(only(await h.quote(1n)).totalSrcAmount).toBe(500n)
+  })
+
+  it('asks again after a restart for an order placed but never seen, with the same intent id', async () => {
+    const first = createHarness(baseConfig)
+    const placed = only(await first.start())
+    const restarted = createHarness(baseConfig, first)
+    const replayed = only(await restarted.start())
+    expect(replayed.id).toBe(placed.id)
+    await restarted.update(replayed, 'ACTIVE')
+    const again = createHarness(baseConfig, first)
+    expect(await again.start()).toEqual([])
+  })
+
+  it('gives up a slot whose order never appears, keeping its amount committed', async () => {
+    const h = createHarness({ ...baseConfig, placementTimeoutSeconds: 300 })
+    const first = only(await h.start())
+    h.clock.advance(300_000)
+    const second = only(await h.timer())
+    expect(h.schedule().orders[0]?.phase).toBe('lost')
+    expect(second.totalSrcAmount).toBe(500n)
+    // The lost order turns up after all: followed again, its unspent amount returned once it is settled.
+    await h.update(first, 'EXPIRED')
+    expect(h.schedule().orders[0]?.phase).toBe('ended')
+  })
+
+  it('never commits more than the budget, whatever the orders fill and however they end', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.bigInt({ min: 6n, max: 10n ** 12n }),
+        fc.array(
+          fc.record({
+            fillPercent: fc.integer({ min: 0, max: 100 }),
+            status: fc.constantFrom('COMPLETED', 'EXPIRED', 'CANCELLED', 'FAILED'),
+          }),
+          {
+            minLength: 3,
+            maxLength: 3,
+          },
+        ),
+        async (budget, outcomes) => {
+          const h = createHarness({ ...baseConfig, budget: budget.toString(), orders: 3, periodSeconds: 360 })
+          let placed = only(await h.start())
+          let spent = 0n
+          for (const outcome of outcomes) {
+            const status = outcome.status as OrderStatus
+            const orderSpent = status === 'COMPLETED' ? placed.totalSrcAmount : (placed.totalSrcAmount * BigInt(outcome.fillPercent)) / 100n
+            expect(committedAmount(h.schedule().orders)).toBeLessThanOrEqual(budget)
+            await h.update(placed, status)
+            if (orderSpent > 0n) await h.fill(placed, orderSpent, 1n)
+            spent += orderSpent
+            h.clock.advance(120_000)
+            const next = await h.timer()
+            if (next.length === 0) break
+            placed = only(next)
+          }
+          expect(spent).toBeLessThanOrEqual(budget)
+          expect(committedAmount(h.schedule().orders)).toBeLessThanOrEqual(budget)
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// On the sandbox: a real bot, executor, journal file and chain.
+
+async function waitFor<T>(read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = read()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`waitFor: no ${what} after ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+function scheduleIn(journal: Journal, name: string): DcaState | undefined {
+  const value = journal.getStrategyState(name, 'schedule')
+  return value === undefined ? undefined : dcaStateSchema.parse(value)
+}
+
+describe('dca on the sandbox', () => {
+  // One slice a minute passes in half a real second.
+  const sandbox = useSandbox({ chainIds: [1], speed: 120, market: 'still' })
+
+  async function startDcaBot(
+    s: RunningSandbox,
+    options: { accountIndex: number; journalFile: string; configs: Record<string, Record<string, unknown>> },
+  ) {
+    const usdc = sandboxToken(s, 1, 'USDC')
+    const weth = sandboxToken(s, 1, 'WETH')
+    const context = await sandboxExecutorContext(s, {
+      accountIndex: options.accountIndex,
+      journalFile: options.journalFile,
+      clock: s.venue.clock,
+    })
+    const strategies = Object.entries(options.configs).map(([name, config]) =>
+      createSafeStrategy({ ...dca, name }, { config, clock: s.venue.clock, journal: context.journal, logger }),
+    )
+    const bot: Bot = createBot({
+      context,
+      strategies,
+      feedIntervalMs: 200,
+      reconcileIntervalMs: 250,
+      decimalsOf: decimalsFromTokenList([
+        { chainId: 1, ...usdc },
+        { chainId: 1, ...weth },
+      ]),
+      logger,
+    })
+    await bot.start()
+    return { bot, context, journal: context.journal }
+  }
+
+  const tokenBalances = async (s: RunningSandbox, account: Address) => ({
+    usdc: await balanceOf(s, 1, usdcAddress, account),
+    weth: await balanceOf(s, 1, wethAddress, account),
+  })
+
+  it('buys with the whole budget over two TWAPs that COMPLETE, across a restart, as much WETH as the journal says', async () => {
+    const s = sandbox()
+    const account = sandboxWallet(s, 1, 3).account.address
+    const journalFile = directory.path('dca-complete.sqlite')
+    const budget = 100_000_000n
+    const config = {
+      ...baseConfig,
+      budget: budget.toString(),
+      // At most 10,000 USDC per WETH: the guard lets the sandbox's ~1,960 through.
+      guard: { maxPrice: { srcAmount: '10000000000', destAmount: oneWeth.toString() }, action: 'pause' },
+      checkIntervalSeconds: 15,
+      placementTimeoutSeconds: 3_600,
+    }
+    const before = await tokenBalances(s, account)
+
+    // First run: stopped once the first TWAP is on the venue.
+    const first = await startDcaBot(s, { accountIndex: 3, journalFile, configs: { dca: config } })
+    await waitFor(() => first.journal.listOrders({ strategy: 'dca' }).find((order) => order.submitted), 15_000, 'first order')
+    await first.bot.stop()
+    first.journal.close()
+
+    // Second run over the same journal: follows the first TWAP to its end and places the second.
+    const second = await startDcaBot(s, { accountIndex: 3, journalFile, configs: { dca: config } })
+    const finished = await waitFor(
+      () => {
+        const schedule = scheduleIn(second.journal, 'dca')
+        return schedule?.finishedAt != null ? schedule : undefined
+      },
+      20_000,
+      'finished schedule',
+    )
+    await second.bot.stop()
+
+    const orders = second.journal.listOrders({ strategy: 'dca' })
+    expect(orders.map((order) => [order.status, order.srcAmount])).toEqual([
+      ['COMPLETED', 50_000_000n],
+      ['COMPLETED', 50_000_000n],
+    ])
+    expect(second.journal.intentsOf('dca')).toHaveLength(2)
+    const fills = orders.flatMap((order) => second.journal.fillsOf(order.id))
+    expect(fills).toHaveLength(4)
+    const spent = fills.reduce((sum, fill) => sum + fill.spentAmount, 0n)
+    const received = fills.reduce((sum, fill) => sum + fill.receivedAmount, 0n)
+    expect(spent).toBe(budget)
+    // The chain agrees to the wei: USDC out is the budget, WETH in is what the fills say.
+    const after = await tokenBalances(s, account)
+    expect(before.usdc - after.usdc).toBe(budget)
+    expect(after.weth - before.weth).toBe(received)
+    // And the strategy heard every fill.
+    expect(summarizeSchedule(finished, budget)).toMatchObject({
+      committed: budget,
+      remaining: 0n,
+      spent: budget,
+      received,
+      ordersPlaced: 2,
+    })
+    second.journal.close()
+
+    // A third run after the end places nothing.
+    const third = await startDcaBot(s, { accountIndex: 3, journalFile, configs: { dca: config } })
+    await waitFor(() => (third.bot.stats().reconcilePasses >= 3 && third.bot.stats().quotes >= 3 ? true : undefined), 10_000, 'idle passes')
+    await third.bot.stop()
+    expect(third.bot.stats().intentsQueued).toBe(0)
+    expect(third.journal.listOrders({ strategy: 'dca' })).toEqual(orders)
+    third.journal.close()
+  }, 45_000)
+
+  it('places no order while the guard blocks: skip gives every slot up, pause holds the first', async () => {
+    const s = sandbox()
+    const account = sandboxWallet(s, 1, 5).account.address
+    // At most 1 USDC per WETH: never.
+    const guard = { maxPrice: { srcAmount: '1000000', destAmount: oneWeth.toString() } }
+    const config = { ...baseConfig, budget: '100000000', checkIntervalSeconds: 15 }
+    const before = await tokenBalances(s, account)
+    const run = await startDcaBot(s, {
+      accountIndex: 5,
+      journalFile: directory.path('dca-guard.sqlite'),
+      configs: {
+        'dca-skip': { ...config, guard: { ...guard, action: 'skip' } },
+        'dca-pause': { ...config, guard: { ...guard, action: 'pause' } },
+      },
+    })
+    const skipped = await waitFor(
+      () => {
+        const schedule = scheduleIn(run.journal, 'dca-skip')
+        return schedule?.finishedAt != null ? schedule : undefined
+      },
+      15_000,
+      'skip schedule finished',
+    )
+    await run.bot.stop()
+
+    expect(skipped.skipped.map((slot) => slot.slot)).toEqual([0, 1])
+    expect(skipped.skipped[0]?.reason).toMatch(/above maxPrice/)
+    expect(skipped.orders).toEqual([])
+    const paused = scheduleIn(run.journal, 'dca-pause')
+    expect(paused).toMatchObject({ nextSlot: 0, orders: [], skipped: [], finishedAt: null })
+    expect(paused?.pausedSince).toEqual(expect.any(Number))
+    expect(run.bot.stats().intentsQueued).toBe(0)
+    expect(run.journal.listOrders()).toEqual([])
+    expect(await tokenBalances(s, account)).toEqual(before)
+    run.journal.close()
+  }, 30_000)
+
+  it('spends in a later TWAP what an expired one left unfilled', async () => {
+    const s = sandbox()
+    const account = sandboxWallet(s, 1, 4).account.address
+    const budget = 200_000_000n
+    const slice = budget / 4n
+    // A limit just above the agents' bids (they bid at least 1 bp under the pools) and within the Market quote: the
+    // guard lets the first TWAP through and none of its slices fills.
+    const route = await quoteMarket(s, {
+      network: '1',
+      srcToken: usdcAddress,
+      destToken: wethAddress,
+      amount: slice.toString(),
+      side: 'SELL',
+      srcDecimals: '6',
+      destDecimals: '18',
+    })
+    const quoted = BigInt(route.destAmount)
+    const pool = await poolQuote(s, 1, usdcAddress, wethAddress, slice, 'SELL')
+    const limit = ((quoted < pool ? quoted : pool) * 999_980n) / 1_000_000n
+    const config = {
+      ...baseConfig,
+      budget: budget.toString(),
+      guard: { maxPrice: { srcAmount: slice.toString(), destAmount: limit.toString() }, action: 'pause' },
+      checkIntervalSeconds: 15,
+      placementTimeoutSeconds: 3_600,
+    }
+    const before = await tokenBalances(s, account)
+    const run = await startDcaBot(s, { accountIndex: 4, journalFile: directory.path('dca-return.sqlite'), configs: { dca: config } })
+
+    const expired = await waitFor(
+      () => run.journal.listOrders({ strategy: 'dca' }).find((order) => order.status === 'EXPIRED'),
+      15_000,
+      'expired TWAP',
+    )
+    expect(run.journal.fillsOf(expired.id)).toEqual([])
+    // WETH gets cheaper (another account sells 20 WETH into the pool): the second TWAP's slices fill at its limit.
+    await swapOnPool(s, 1, 9, 'WETH', 'USDC', 20n * oneWeth)
+    const finished = await waitFor(
+      () => {
+        const schedule = scheduleIn(run.journal, 'dca')
+        return schedule?.finishedAt != null ? schedule : undefined
+      },
+      20_000,
+      'finished schedule',
+    )
+    await run.bot.stop()
+
+    const orders = run.journal.listOrders({ strategy: 'dca' })
+    // The first TWAP's 100 USDC went back to the budget: the second one spends all 200.
+    expect(orders.map((order) => [order.status, order.srcAmount])).toEqual([
+      ['EXPIRED', budget / 2n],
+      ['COMPLETED', budget],
+    ])
+    const fills = run.journal.fillsOf(orders[1]?.id ?? '')
+    expect(fills).toHaveLength(2)
+    for (const fill of fills) expect(fill.receivedAmount).toBeGreaterThanOrEqual(2n * limit)
+    const received = fills.reduce((sum, fill) => sum + fill.receivedAmount, 0n)
+    const after = await tokenBalances(s, account)
+    expect(before.usdc - after.usdc).toBe(budget)
+    expect(after.weth - before.weth).toBe(received)
+    expect(summarizeSchedule(finished, budget)).toMatchObject({ committed: budget, spent: budget, received, ordersPlaced: 2 })
+    run.journal.close()
+  }, 45_000)
+})
