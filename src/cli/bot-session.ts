@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import { type ApiClient, createApiClient } from '../api/client.js'
 import { getContracts } from '../api/resources/get-contracts.js'
-import { createChainClients } from '../chain/chain-clients.js'
+import { type ChainClients, createChainClients } from '../chain/chain-clients.js'
 import type { DeploymentContracts } from '../chain/deployment.js'
 import { loadAccount } from '../chain/load-account.js'
 import { type ConfigDocument, ConfigError } from '../config/load-config.js'
@@ -22,6 +22,7 @@ import { createBotMetrics, type PrometheusBotMetrics } from '../runtime/bot-metr
 import { type OpsServer, startOpsServer } from '../runtime/ops-server.js'
 import { developmentAccounts } from '../sandbox/chains/accounts.js'
 import { type RunningSandbox, startSandbox } from '../sandbox/start-sandbox.js'
+import type { StrategyDefinition } from '../strategy/define-strategy.js'
 import { loadStrategy } from '../strategy/load-strategy.js'
 import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy.js'
 import { type Clock, createScaledClock, systemClock } from '../time/clock.js'
@@ -49,6 +50,7 @@ export type BotSession = {
   accountSource: string
   clock: Clock
   api: ApiClient
+  chains: ReadonlyMap<number, ChainClients>
   decimalsOf: TokenDecimals
   strategies: readonly SafeStrategy[]
   metrics: PrometheusBotMetrics
@@ -69,6 +71,7 @@ export type BotSession = {
 export async function openBotSession({ document, live, logger, env = process.env }: OpenBotSessionParameters): Promise<BotSession> {
   const { config } = document
   checkMode(config, live)
+  const definitions = await loadStrategyDefinitions(document)
   const stops: (() => Promise<void> | void)[] = []
   const close = async () => {
     for (const stop of stops.splice(0).reverse()) await stop()
@@ -137,7 +140,9 @@ export async function openBotSession({ document, live, logger, env = process.env
         marketValiditySeconds: config.executor.marketValiditySeconds,
       },
     })
-    const strategies = await loadStrategies(document, { clock, journal, logger })
+    const strategies = definitions.map(({ entry, definition }) =>
+      createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal, logger }),
+    )
     const decimalsOf = await subscribedDecimals(strategies, context)
     const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies })
     const bot = createBot({
@@ -160,7 +165,23 @@ export async function openBotSession({ document, live, logger, env = process.env
       })
       stops.push(() => ops?.close())
     }
-    return { config, bot, journal, account, accountSource, clock, api, decimalsOf, strategies, metrics, killSwitch, sandbox, ops, close }
+    return {
+      config,
+      bot,
+      journal,
+      account,
+      accountSource,
+      clock,
+      api,
+      chains,
+      decimalsOf,
+      strategies,
+      metrics,
+      killSwitch,
+      sandbox,
+      ops,
+      close,
+    }
   } catch (error) {
     await close()
     throw error
@@ -242,17 +263,19 @@ async function resolveAccount(
   })
 }
 
-/** Loads every enabled strategy and checks its config against its schema, naming each problem's YAML path and line. */
-async function loadStrategies(
-  { config, file, locate }: ConfigDocument,
-  { clock, journal, logger }: { clock: Clock; journal: Journal; logger: Logger },
-): Promise<SafeStrategy[]> {
+type LoadedEntry = { entry: DeltaflowConfig['strategies'][number]; definition: StrategyDefinition }
+
+/**
+ * Loads every enabled strategy and checks its config against its schema, before anything starts; throws ConfigError
+ * naming each problem's YAML path and line.
+ */
+export async function loadStrategyDefinitions({ config, file, locate, locateKey }: ConfigDocument): Promise<LoadedEntry[]> {
   const problems: string[] = []
-  const loaded: SafeStrategy[] = []
+  const loaded: LoadedEntry[] = []
   for (const [index, entry] of config.strategies.entries()) {
     if (!entry.enabled) continue
     const at = ['strategies', index]
-    let definition: Awaited<ReturnType<typeof loadStrategy>>['definition']
+    let definition: StrategyDefinition
     try {
       ;({ definition } = await loadStrategy(entry.use, { baseDirectory: dirname(file) }))
     } catch (error) {
@@ -263,11 +286,15 @@ async function loadStrategies(
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const path = [...at, 'config', ...issue.path]
-        problems.push(`${locate(path)}: ${path.map(String).join('.')}: ${issue.message}`)
+        if (issue.code === 'unrecognized_keys') {
+          for (const key of issue.keys) problems.push(`${locateKey(path, key)}: unknown key "${key}" in ${path.map(String).join('.')}`)
+        } else {
+          problems.push(`${locate(path)}: ${path.map(String).join('.')}: ${issue.message}`)
+        }
       }
       continue
     }
-    loaded.push(createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal, logger }))
+    loaded.push({ entry, definition })
   }
   if (problems.length > 0) throw new ConfigError(file, problems)
   return loaded

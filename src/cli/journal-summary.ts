@@ -1,3 +1,6 @@
+import { type Address, erc20Abi, formatUnits } from 'viem'
+import type { ChainClients } from '../chain/chain-clients.js'
+import { nativeToken } from '../chain/token-flows.js'
 import type { Journal } from '../journal/journal.js'
 import type { OrderMode } from '../journal/order-status.js'
 import { isFinalStatus } from '../journal/order-status.js'
@@ -73,8 +76,11 @@ export function summarizeJournal(journal: Journal, { recentFills = 10 }: { recen
   }
 }
 
-/** The summary as text for a person: one block per strategy. */
-export function formatJournalSummary(summary: JournalSummary): string {
+/** A token's symbol and decimals, keyed `chainId:address` (lowercase), for amounts a person can read. */
+export type TokenLabels = ReadonlyMap<string, { symbol: string; decimals: number }>
+
+/** The summary as text for a person: one block per strategy; amounts in token units where `tokens` knows them. */
+export function formatJournalSummary(summary: JournalSummary, tokens: TokenLabels = new Map()): string {
   const counts = (record: Record<string, number>) =>
     Object.entries(record)
       .map(([key, count]) => `${key} ${count}`)
@@ -90,8 +96,15 @@ export function formatJournalSummary(summary: JournalSummary): string {
     lines.push(`  orders:  ${counts(strategy.orders)}`)
     const net = Object.entries(strategy.net)
     if (net.length > 0) {
-      lines.push('  net token flows (raw units, chain:token):')
-      for (const [token, amount] of net) lines.push(`    ${token}  ${amount.startsWith('-') ? amount : `+${amount}`}`)
+      lines.push('  net token flows (fills and refunds):')
+      for (const [token, amount] of net) {
+        const label = tokens.get(token)
+        const value = label ? formatUnits(BigInt(amount), label.decimals) : `${amount} raw`
+        const [chainId, address] = token.split(':')
+        lines.push(
+          `    ${value.startsWith('-') ? value : `+${value}`} ${label ? `${label.symbol} on chain ${chainId}` : `of ${address} on chain ${chainId}`}`,
+        )
+      }
     }
   }
   if (summary.recentFills.length > 0) {
@@ -103,4 +116,31 @@ export function formatJournalSummary(summary: JournalSummary): string {
     }
   }
   return `${lines.join('\n')}\n`
+}
+
+/** Reads the symbol and decimals of every token in the summary's flows from its chain; a token that fails is left raw. */
+export async function readTokenLabels(summary: JournalSummary, chains: ReadonlyMap<number, ChainClients>): Promise<TokenLabels> {
+  const keys = new Set(summary.strategies.flatMap((strategy) => Object.keys(strategy.net)))
+  const labels = new Map<string, { symbol: string; decimals: number }>()
+  await Promise.all(
+    [...keys].map(async (key) => {
+      const [chainId, address] = key.split(':') as [string, Address]
+      if (address === nativeToken) {
+        labels.set(key, { symbol: 'ETH', decimals: 18 })
+        return
+      }
+      const client = chains.get(Number(chainId))?.publicClient
+      if (!client) return
+      try {
+        const [symbol, decimals] = await Promise.all([
+          client.readContract({ address, abi: erc20Abi, functionName: 'symbol' }),
+          client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }),
+        ])
+        labels.set(key, { symbol, decimals })
+      } catch {
+        // not a standard ERC-20: shown in raw units
+      }
+    }),
+  )
+  return labels
 }

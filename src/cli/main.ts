@@ -8,7 +8,6 @@ import { registerReconcileCommand } from './reconcile.js'
 import { registerRunCommand } from './run.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerSchemaCommand } from './schema.js'
-import { registerStartCommand } from './start.js'
 import { registerStatusCommand } from './status.js'
 import { registerSwapCommand } from './swap.js'
 
@@ -17,7 +16,6 @@ const program = new Command()
   .description('Headless trading bots for Delta, Market and OTC trading, with a local sandbox venue on real EVM chains')
   .showHelpAfterError()
 
-registerStartCommand(program)
 registerRunCommand(program)
 registerStatusCommand(program)
 registerChainsCommand(program)

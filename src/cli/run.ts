@@ -3,7 +3,7 @@ import { loadConfigDocument } from '../config/load-config.js'
 import { createLogger } from '../log/logger.js'
 import { type BotSession, openBotSession } from './bot-session.js'
 import { reportCommandError } from './command-errors.js'
-import { formatJournalSummary, summarizeJournal } from './journal-summary.js'
+import { formatJournalSummary, readTokenLabels, summarizeJournal } from './journal-summary.js'
 import { toJsonValue } from './json-output.js'
 
 type RunOptions = { live?: boolean; for?: number; json?: boolean; logLevel?: string }
@@ -43,10 +43,10 @@ async function runBot(file: string, options: RunOptions): Promise<void> {
       'starting bot',
     )
     await session.bot.start()
-    const reason = await stopSignal(options.for)
+    const reason = await stopSignal(options.for ?? session.config.runForSeconds)
     logger.info({ reason }, 'stopping: in-flight work finishes and is journaled')
     await session.bot.stop()
-    printSummary(session, options.json === true)
+    await printSummary(session, options.json === true)
   } finally {
     await session.close()
   }
@@ -75,7 +75,7 @@ function stopSignal(seconds: number | undefined): Promise<string> {
   })
 }
 
-function printSummary(session: BotSession, json: boolean): void {
+async function printSummary(session: BotSession, json: boolean): Promise<void> {
   const summary = summarizeJournal(session.journal)
   const stats = session.bot.stats()
   if (json) {
@@ -88,7 +88,7 @@ function printSummary(session: BotSession, json: boolean): void {
       `${stats.executions.accepted} accepted, ${stats.executions.refused} refused, ${stats.executions.failed} failed` +
       (stats.dryRunIntents > 0 ? `, ${stats.dryRunIntents} logged (dry run)` : ''),
   ]
-  process.stdout.write(`${lines.join('\n')}\n${formatJournalSummary(summary)}`)
+  process.stdout.write(`${lines.join('\n')}\n${formatJournalSummary(summary, await readTokenLabels(summary, session.chains))}`)
 }
 
 function strategyStats(strategies: ReturnType<BotSession['bot']['stats']>['strategies']) {

@@ -40,6 +40,8 @@ export type ConfigDocument = {
   file: string
   /** `file:line:col` of the value at `path` (e.g. ['strategies', 0, 'config', 'slices']), or of its nearest parent. */
   locate: (path: readonly PropertyKey[]) => string
+  /** `file:line:col` of the key `key` of the map at `path` (an unknown key), or of the map. */
+  locateKey: (path: readonly PropertyKey[], key: string) => string
 }
 
 /** As loadConfig, keeping the positions of the keys (for errors found later, such as a strategy's own config). */
@@ -94,6 +96,10 @@ export function parseConfigDocument(text: string, file: string, { env = process.
       config: result.data,
       file,
       locate: (path) => where(rangeStart(nodeAt(document.contents, path.map(String)))),
+      locateKey: (path, key) => {
+        const map = nodeAt(document.contents, path.map(String))
+        return where(keyNodeAt(map, key)?.range?.[0] ?? rangeStart(map))
+      },
     }
   }
   throw new ConfigError(

@@ -102,6 +102,8 @@ export const deltaflowConfigSchema = z.strictObject({
   /** Milliseconds between two reconciliations of the journal with the venue and the chains. */
   reconcile: z.strictObject({ intervalMs: z.number().int().min(200).default(5_000) }).default({ intervalMs: 5_000 }),
   sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
+  /** `deltaflow run` stops by itself after this many real seconds (as with --for); absent: until SIGINT / SIGTERM. */
+  runForSeconds: z.number().positive().optional(),
   ops: opsConfigSchema.default(opsConfigSchema.parse({})),
   strategies: z
     .array(strategyEntrySchema)

@@ -56,7 +56,10 @@ export type BotStats = {
 export type Bot = {
   /** Recovers in-flight orders, starts the strategies, then subscribes to quotes, timers and reconciliation. */
   start: () => Promise<void>
-  /** Unsubscribes, waits for handlers and executions in flight, then stops the strategies (their intents still run). */
+  /**
+   * Unsubscribes, waits for handlers and executions in flight, stops the strategies (their intents still run), and
+   * reconciles once more.
+   */
   stop: () => Promise<void>
   stats: () => BotStats
 }
@@ -323,6 +326,8 @@ export function createBot({
       await settle()
       await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.stop())))
       await settle()
+      // What the last executions changed (cancels on stop, orders just placed) is in the journal before the bot ends.
+      await reconcilePass()
       state = 'stopped'
       logger.info({ stats: { ...stats } }, 'bot stopped')
     },

@@ -109,11 +109,8 @@ describe('sandbox market replay', () => {
   })
 })
 
-describe('deltaflow sandbox and deltaflow start (npm start)', () => {
-  it.each([
-    ['sandbox', '--json', '--chains', '1,8453', '--port', '0'],
-    ['start', '--json'],
-  ])('deltaflow %s prints exactly one JSON line (url, chains, accounts, tokens) and stops everything on SIGTERM', async (...args) => {
+describe('deltaflow sandbox', () => {
+  it.each([['sandbox', '--json', '--chains', '1,8453', '--port', '0']])('deltaflow %s prints exactly one JSON line (url, chains, accounts, tokens) and stops everything on SIGTERM', async (...args) => {
     const root = fileURLToPath(new URL('../..', import.meta.url))
     const child = spawn(process.execPath, ['bin/deltaflow.js', ...args], {
       cwd: root,
