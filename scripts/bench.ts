@@ -4,6 +4,7 @@ import { benchChainsUp } from './bench/chains.js'
 import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
+import { benchPoll500 } from './bench/poll-500.js'
 import { benchReconcile } from './bench/reconcile.js'
 import { benchSandboxDeltaSubmit } from './bench/sandbox-delta-submit.js'
 import { benchSandboxPrices } from './bench/sandbox-prices.js'
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   reconcile: () => benchReconcile(),
   'intent-to-signed': () => benchIntentToSigned(),
   feed: () => benchFeed(),
+  'poll-500': () => benchPoll500(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

@@ -27,6 +27,8 @@ export type PollQuoteSourceParameters = {
   fetch: (request: QuoteRequest) => Observable<Quote>
   /** Time between poll starts, ms; a poll still running at a tick makes the tick be skipped. */
   intervalMs: number
+  /** Delay of the first poll, ms (default 0): a feed spreads its requests' first polls over one interval. */
+  startDelayMs?: number | undefined
   /** Stamps failures. */
   clock: Clock
   /** Schedules ticks and backoff (default asyncScheduler; a TestScheduler in tests). */
@@ -37,11 +39,11 @@ export type PollQuoteSourceParameters = {
 }
 
 /**
- * Polls one request forever: a poll at every tick of `intervalMs` (the first at once), never two at a time. A failed
+ * Polls one request forever: a poll at every tick of `intervalMs` (the first after `startDelayMs`), never two at a time. A failed
  * poll becomes an error event and holds the next poll back by an exponential backoff; a success resets it.
  */
 export function pollQuoteSource(parameters: PollQuoteSourceParameters): Observable<QuoteEvent> {
-  const { request, fetch, intervalMs, clock, scheduler = asyncScheduler, random = Math.random } = parameters
+  const { request, fetch, intervalMs, clock, startDelayMs = 0, scheduler = asyncScheduler, random = Math.random } = parameters
   if (!(intervalMs > 0) || !Number.isFinite(intervalMs))
     throw new RangeError(`intervalMs must be a positive number, received ${intervalMs}`)
   const policy = backoffPolicyOf(parameters.backoff)
@@ -62,7 +64,7 @@ export function pollQuoteSource(parameters: PollQuoteSourceParameters): Observab
           return concat(of(event), retryInMs > 0 ? timer(retryInMs, scheduler).pipe(ignoreElements()) : EMPTY)
         }),
       )
-    return timer(0, intervalMs, scheduler).pipe(exhaustMap(poll))
+    return timer(startDelayMs, intervalMs, scheduler).pipe(exhaustMap(poll))
   })
 }
 
@@ -90,13 +92,21 @@ export function pollQuotes({ api, decimalsOf, ...parameters }: PollQuotesParamet
 export function fromAbortable<T>(run: (signal: AbortSignal) => Promise<T>): Observable<T> {
   return new Observable<T>((subscriber) => {
     const controller = new AbortController()
+    let settled = false
     run(controller.signal).then(
       (value) => {
+        settled = true
         subscriber.next(value)
         subscriber.complete()
       },
-      (error: unknown) => subscriber.error(error),
+      (error: unknown) => {
+        settled = true
+        subscriber.error(error)
+      },
     )
-    return () => controller.abort()
+    // Aborting settled work would only build an AbortError and fire listeners for nothing (once per poll).
+    return () => {
+      if (!settled) controller.abort()
+    }
   })
 }

@@ -63,5 +63,8 @@ export type CreateQuoteFeedParameters = Omit<PollQuotesParameters, 'request'> & 
  * feed.quotesFor(strategy.quoteRequests).subscribe((quote) => strategy.onQuote({ quote }))
  */
 export function createQuoteFeed({ requests, ...parameters }: CreateQuoteFeedParameters): QuoteFeed {
-  return shareQuoteEvents({ requests, poll: (request) => pollQuotes({ ...parameters, request }) })
+  // First polls spread evenly over one interval, so many requests do not all hit the venue in the same millisecond.
+  const keys = [...new Set(requests.map(quoteRequestKey))]
+  const offsetOf = (request: QuoteRequest) => Math.floor((keys.indexOf(quoteRequestKey(request)) * parameters.intervalMs) / keys.length)
+  return shareQuoteEvents({ requests, poll: (request) => pollQuotes({ ...parameters, request, startDelayMs: offsetOf(request) }) })
 }

@@ -45,6 +45,12 @@ describe('loadStrategy', () => {
     expect(loaded.definition.name).toBe('named-export')
   })
 
+  it('loads a plugin that imports everything from the public entry (import ... from "deltaflow")', async () => {
+    const loaded = await loadStrategy('./test/strategy/fixtures/public-entry.ts', { baseDirectory: repository })
+    expect(loaded.definition.name).toBe('public-entry')
+    expect(loaded.definition.configSchema.safeParse({ chainId: 1, srcToken: '0x', destToken: '0x', amount: '1' }).success).toBe(false)
+  })
+
   it('loads an ESM-only npm package installed beside the config', async () => {
     installPackage(
       'deltaflow-strategy-fixture',
