@@ -14,6 +14,7 @@ import type { DeltaflowConfig } from '../config/schema.js'
 import { BaseError } from '../errors/base.js'
 import { createExecutorContext, type ExecutorContext } from '../exec/executor/executor-context.js'
 import { createKillSwitch, type KillSwitch } from '../exec/risk/kill-switch.js'
+import type { QuoteRequest } from '../feed/quote.js'
 import { decimalsFromTokenList, type TokenDecimals } from '../feed/token-decimals.js'
 import { type Journal, openJournal } from '../journal/journal.js'
 import type { Logger } from '../log/logger.js'
@@ -77,42 +78,12 @@ export async function openBotSession({ document, live, logger, env = process.env
     for (const stop of stops.splice(0).reverse()) await stop()
   }
   try {
-    const embedded = config.venue.url === 'sandbox'
-    const sandbox = embedded
-      ? await startSandbox({
-          chainIds: config.sandbox.chains,
-          speed: config.sandbox.speed,
-          seed: config.sandbox.seed,
-          market: config.sandbox.market,
-          logger,
-        })
-      : undefined
-    if (sandbox) stops.push(() => sandbox.stop())
-    const baseUrl = sandbox?.url ?? config.venue.url
-    const api = createApiClient({
-      baseUrl,
-      apiKey: config.venue.apiKey,
-      partner: config.venue.partner,
-      timeoutMs: config.venue.timeoutMs,
-      retry: { retries: config.venue.retries },
-      rateLimit: { requestsPerSecond: config.venue.requestsPerSecond },
-      logger,
-    })
-    const clock = sandbox ? sandbox.venue.clock : config.mode === 'paper' ? await sandboxClock(baseUrl) : systemClock
+    const venue = await openVenue(config, logger)
+    stops.push(venue.close)
+    const { sandbox, api, clock } = venue
+    const embedded = sandbox !== undefined
     const { account, accountSource } = await resolveAccount(config, sandbox, env, logger)
-    const rpc = new Map(Object.entries(config.chains).map(([chainId, chain]) => [Number(chainId), chain.rpcUrls]))
-    for (const chain of sandbox?.chains ?? []) if (!rpc.has(chain.chainId)) rpc.set(chain.chainId, [chain.rpcUrl])
-    if (rpc.size === 0) {
-      throw new BotSetupError('No chain RPC URL is configured', {
-        hint: 'list the chains and their RPC URLs under `chains:` in the config',
-        errorClass: 'operational',
-      })
-    }
-    const chains = createChainClients({
-      chains: [...rpc].map(([chainId, rpcUrls]) => ({ chainId, rpcUrls })),
-      account,
-      pollingIntervalMs: 100,
-    })
+    const chains = createChainClients({ chains: venue.chains, account, pollingIntervalMs: 100 })
     const deployment = await getContracts(api)
     const contracts: DeploymentContracts = Object.fromEntries(deployment.chains)
     const journalFile =
@@ -143,7 +114,10 @@ export async function openBotSession({ document, live, logger, env = process.env
     const strategies = definitions.map(({ entry, definition }) =>
       createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal, logger }),
     )
-    const decimalsOf = await subscribedDecimals(strategies, context)
+    const decimalsOf = await decimalsOfRequests(
+      strategies.flatMap((strategy) => strategy.subscriptions),
+      context,
+    )
     const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies })
     const bot = createBot({
       context,
@@ -184,6 +158,63 @@ export async function openBotSession({ document, live, logger, env = process.env
     }
   } catch (error) {
     await close()
+    throw error
+  }
+}
+
+/** The venue of a configuration: its API client, its clock and its chains' RPC URLs (starting the embedded sandbox). */
+export type OpenedVenue = {
+  api: ApiClient
+  clock: Clock
+  chains: { chainId: number; rpcUrls: string[] }[]
+  sandbox: RunningSandbox | undefined
+  close: () => Promise<void>
+}
+
+/**
+ * Opens the venue a configuration names: `sandbox` starts the embedded one (with the config's speed, chains, seed and
+ * market), a paper venue on loopback lends the bot its clock, any other venue runs on the system clock.
+ */
+export async function openVenue(config: DeltaflowConfig, logger: Logger): Promise<OpenedVenue> {
+  const sandbox =
+    config.venue.url === 'sandbox'
+      ? await startSandbox({
+          chainIds: config.sandbox.chains,
+          speed: config.sandbox.speed,
+          seed: config.sandbox.seed,
+          market: config.sandbox.market,
+          logger,
+        })
+      : undefined
+  try {
+    const baseUrl = sandbox?.url ?? config.venue.url
+    const api = createApiClient({
+      baseUrl,
+      apiKey: config.venue.apiKey,
+      partner: config.venue.partner,
+      timeoutMs: config.venue.timeoutMs,
+      retry: { retries: config.venue.retries },
+      rateLimit: { requestsPerSecond: config.venue.requestsPerSecond },
+      logger,
+    })
+    const clock = sandbox ? sandbox.venue.clock : config.mode === 'paper' ? await sandboxClock(baseUrl) : systemClock
+    const rpc = new Map(Object.entries(config.chains).map(([chainId, chain]) => [Number(chainId), chain.rpcUrls]))
+    for (const chain of sandbox?.chains ?? []) if (!rpc.has(chain.chainId)) rpc.set(chain.chainId, [chain.rpcUrl])
+    if (rpc.size === 0) {
+      throw new BotSetupError('No chain RPC URL is configured', {
+        hint: 'list the chains and their RPC URLs under `chains:` in the config',
+        errorClass: 'operational',
+      })
+    }
+    return {
+      api,
+      clock,
+      chains: [...rpc].map(([chainId, rpcUrls]) => ({ chainId, rpcUrls })),
+      sandbox,
+      close: async () => sandbox?.stop(),
+    }
+  } catch (error) {
+    await sandbox?.stop()
     throw error
   }
 }
@@ -300,10 +331,13 @@ export async function loadStrategyDefinitions({ config, file, locate, locateKey 
   return loaded
 }
 
-/** The decimals of every token the strategies subscribe to, read once from the chains. */
-async function subscribedDecimals(strategies: readonly SafeStrategy[], context: ExecutorContext): Promise<TokenDecimals> {
+/** The decimals of every token of the quote requests, read once from the chains. */
+export async function decimalsOfRequests(
+  requests: readonly QuoteRequest[],
+  context: Pick<ExecutorContext, 'decimalsOf'>,
+): Promise<TokenDecimals> {
   const tokens = new Map<string, { chainId: number; address: Address }>()
-  for (const request of strategies.flatMap((strategy) => strategy.subscriptions)) {
+  for (const request of requests) {
     tokens.set(`${request.chainId}:${request.srcToken}`, { chainId: request.chainId, address: request.srcToken })
     const destChainId = request.destChainId ?? request.chainId
     tokens.set(`${destChainId}:${request.destToken}`, { chainId: destChainId, address: request.destToken })

@@ -5,6 +5,7 @@ import { registerOrderCommand } from './order.js'
 import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
 import { registerReconcileCommand } from './reconcile.js'
+import { registerRecordCommand } from './record.js'
 import { registerRunCommand } from './run.js'
 import { registerSandboxCommand } from './sandbox.js'
 import { registerSchemaCommand } from './schema.js'
@@ -18,6 +19,7 @@ const program = new Command()
 
 registerRunCommand(program)
 registerStatusCommand(program)
+registerRecordCommand(program)
 registerChainsCommand(program)
 registerSandboxCommand(program)
 registerQuoteCommand(program)

@@ -1,8 +1,9 @@
-import { erc20Abi, keccak256, type LocalAccount } from 'viem'
+import { keccak256, type LocalAccount } from 'viem'
 import type { ApiClient } from '../../api/client.js'
 import type { PermitPreference } from '../../chain/approval-plan.js'
 import { type ChainClients, requireChainClients } from '../../chain/chain-clients.js'
 import type { DeploymentContracts } from '../../chain/deployment.js'
+import { readTokenDecimals } from '../../chain/token-decimals.js'
 import {
   createTransactionQueue,
   type SignedTransaction,
@@ -11,7 +12,6 @@ import {
 } from '../../chain/transaction-queue.js'
 import type { Journal } from '../../journal/journal.js'
 import type { Logger } from '../../log/logger.js'
-import { nativeTokenPlaceholder } from '../../protocol/addresses.js'
 import type { Clock } from '../../time/clock.js'
 import type { ModePreference } from '../mode/choose-mode.js'
 import type { KillSwitch } from '../risk/kill-switch.js'
@@ -102,7 +102,7 @@ export function createExecutorContext(parameters: CreateExecutorContextParameter
       const key = `${chainId}:${token.toLowerCase()}`
       let known = decimals.get(key)
       if (!known) {
-        known = readDecimals(requireChainClients(parameters.chains, chainId), token)
+        known = readTokenDecimals(requireChainClients(parameters.chains, chainId), token)
         known.catch(() => decimals.delete(key))
         decimals.set(key, known)
       }
@@ -129,9 +129,4 @@ function journalTransaction(journal: Journal, transaction: SignedTransaction, pu
 
 export function dataHashOf(data: `0x${string}`): `0x${string}` {
   return keccak256(data)
-}
-
-async function readDecimals(chain: ChainClients, token: `0x${string}`): Promise<number> {
-  if (token.toLowerCase() === nativeTokenPlaceholder.toLowerCase()) return 18
-  return chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' })
 }
