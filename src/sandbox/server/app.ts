@@ -15,6 +15,8 @@ export function createSandboxApp({ venue, desks, faults }: CreateSandboxAppParam
   const app = Fastify({
     logger: false,
     bodyLimit: 5 * 1024 * 1024,
+    // Stopping the sandbox ends every connection at once: a client's keep-alive or in-flight request must not hold it open.
+    forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
   })
   // Bigints must never leave as numbers: a stray one becomes a decimal string.
