@@ -4,6 +4,7 @@ import { benchChainsUp } from './bench/chains.js'
 import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
+import { benchPipeline } from './bench/pipeline.js'
 import { benchPoll500 } from './bench/poll-500.js'
 import { benchReconcile } from './bench/reconcile.js'
 import { benchSandboxDeltaSubmit } from './bench/sandbox-delta-submit.js'
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   reconcile: () => benchReconcile(),
   'intent-to-signed': () => benchIntentToSigned(),
   feed: () => benchFeed(),
+  pipeline: () => benchPipeline(),
   'poll-500': () => benchPoll500(),
 }
 

@@ -3,11 +3,12 @@ import type { ExecutionOutcome } from '../exec/executor/executor.js'
 import { createExecutor } from '../exec/executor/executor.js'
 import type { ExecutorContext } from '../exec/executor/executor-context.js'
 import type { Intent } from '../exec/intents/intent-schema.js'
-import { quoteRequestKey } from '../feed/quote.js'
+import { type Quote, quoteRequestKey } from '../feed/quote.js'
 import { createQuoteFeed } from '../feed/quote-feed.js'
 import type { TokenDecimals } from '../feed/token-decimals.js'
 import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { createLogger, type Logger } from '../log/logger.js'
+import { frozenQuote } from '../strategy/frozen-copy.js'
 import type { SafeStrategy, StrategyRun, StrategyStats } from '../strategy/safe-strategy.js'
 import { type ClockTimer, clockSpeed, everyOnClock } from '../time/clock-timer.js'
 import { BotStateError } from './bot-errors.js'
@@ -257,6 +258,13 @@ export function createBot({
     }
   }
 
+  const subscribers = new Map<string, SafeStrategy[]>()
+  for (const strategy of strategies) {
+    for (const key of new Set(strategy.subscriptions.map(quoteRequestKey)))
+      subscribers.set(key, [...(subscribers.get(key) ?? []), strategy])
+  }
+  const subscribersOf = (key: string): readonly SafeStrategy[] => subscribers.get(key) ?? []
+
   function subscribe(): void {
     const requests = strategies.flatMap((strategy) => strategy.subscriptions)
     if (requests.length > 0) {
@@ -271,10 +279,9 @@ export function createBot({
         stats.quotes += 1
         stats.lastQuoteAt = context.clock.now()
         metrics?.quote(event.quote.request.source, (event.quote.receivedAt - event.quote.requestedAt) / clockSpeed(context.clock))
-        for (const strategy of strategies) {
-          if (strategy.subscriptions.some((request) => quoteRequestKey(request) === event.key))
-            void run(strategy.name, () => strategy.handleQuote(event.quote))
-        }
+        // One read-only view, shared by every subscriber (no copy per strategy).
+        const quote = frozenQuote(event.quote) as Quote
+        for (const strategy of subscribersOf(event.key)) void run(strategy.name, () => strategy.handleQuote(quote))
       })
     }
     for (const strategy of strategies) {

@@ -138,12 +138,16 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     const callback = Reflect.get(definition, handler) as LooseHandler | undefined
     if (callback === undefined) return { outcome: 'handled', intents: [] }
     stats.eventsHandled += 1
-    const buffered = createBufferedState(journal, name)
+    // The state buffer is made when the handler first touches `state` (most quote handlers only compare prices).
+    let buffered: ReturnType<typeof createBufferedState> | undefined
     const context: StrategyContext<z.output<Schema>> = {
       strategy: name,
       config,
       now: () => clock.now(),
-      state: buffered.state,
+      get state() {
+        buffered ??= createBufferedState(journal, name)
+        return buffered.state
+      },
       logger: log,
       intentIdOf: (request) => {
         const [intent] = parseStrategyOutput({ output: request, strategy: name, handler, clock })
@@ -154,7 +158,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     try {
       const output = await (event === undefined ? callback(context) : callback(event.value, context))
       const intents = parseStrategyOutput({ output, strategy: name, handler, clock })
-      buffered.commit()
+      buffered?.commit()
       stats.consecutiveFailures = 0
       stats.intentsProduced += intents.length
       return { outcome: 'handled', intents }
@@ -187,7 +191,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     balances,
     start: () => deliver('onStart'),
     handleQuote: (quote) =>
-      subscribedKeys.has(quoteRequestKey(quote.request))
+      subscribedKeys.has(quote.key)
         ? deliver('onQuote', { value: freezeCopy(quote) })
         : Promise.resolve({ outcome: 'skipped', reason: 'not subscribed' }),
     handleOrderUpdate: (event) => deliver('onOrderUpdate', { value: freezeCopy(event) }),

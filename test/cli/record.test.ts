@@ -13,10 +13,14 @@ afterAll(() => directory.cleanup())
 describe('deltaflow record', () => {
   it("records the quotes of a config's strategies from the embedded sandbox into a recording that reads back", async () => {
     const out = directory.path('demo.jsonl.gz')
-    const { stdout } = await run(process.execPath, ['bin/deltaflow.js', 'record', 'config/demo.yaml', '--out', out, '--for', '4', '--json'], {
-      cwd: root,
-      env: { ...process.env, DELTAFLOW_LOG_LEVEL: 'warn' },
-    })
+    const { stdout } = await run(
+      process.execPath,
+      ['bin/deltaflow.js', 'record', 'config/demo.yaml', '--out', out, '--for', '4', '--json'],
+      {
+        cwd: root,
+        env: { ...process.env, DELTAFLOW_LOG_LEVEL: 'warn' },
+      },
+    )
     const result = JSON.parse(stdout) as { file: string; quotes: number; requests: number }
     // The demo's DCA guard and OTC poster each subscribe to one Market quote.
     expect(result).toMatchObject({ file: out, requests: 2 })

@@ -13,7 +13,21 @@ describe('deltaflow schema', () => {
       properties: Record<string, { properties?: Record<string, unknown>; enum?: string[] }>
     }
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['chains', 'db', 'executor', 'feed', 'mode', 'ops', 'reconcile', 'risk', 'runForSeconds', 'sandbox', 'strategies', 'venue', 'wallet'].sort(),
+      [
+        'chains',
+        'db',
+        'executor',
+        'feed',
+        'mode',
+        'ops',
+        'reconcile',
+        'risk',
+        'runForSeconds',
+        'sandbox',
+        'strategies',
+        'venue',
+        'wallet',
+      ].sort(),
     )
     expect(schema.additionalProperties).toBe(false)
     expect(schema.properties.mode?.enum).toEqual(['paper', 'dry-run', 'live'])

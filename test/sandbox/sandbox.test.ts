@@ -110,37 +110,40 @@ describe('sandbox market replay', () => {
 })
 
 describe('deltaflow sandbox', () => {
-  it.each([['sandbox', '--json', '--chains', '1,8453', '--port', '0']])('deltaflow %s prints exactly one JSON line (url, chains, accounts, tokens) and stops everything on SIGTERM', async (...args) => {
-    const root = fileURLToPath(new URL('../..', import.meta.url))
-    const child = spawn(process.execPath, ['bin/deltaflow.js', ...args], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-    const lines: string[] = []
-    const reader = createInterface({ input: child.stdout })
-    reader.on('line', (line) => lines.push(line))
-    while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 50))
-    const info = JSON.parse(lines[0] ?? '') as {
-      url: string
-      chains: { chainId: number; rpcUrl: string }[]
-      accounts: { address: string; privateKey: string }[]
-      tokens: { chainId: number; symbol: string; address: string; decimals: number }[]
-    }
-    expect(Object.keys(info)).toEqual(['url', 'chains', 'accounts', 'tokens'])
-    expect(info.chains.map((chain) => chain.chainId)).toEqual([1, 8453])
-    expect(info.accounts).toHaveLength(10)
-    expect(info.tokens).toContainEqual({
-      chainId: 8453,
-      symbol: 'USDC',
-      address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-      decimals: 6,
-    })
-    expect((await request(info.url, 'GET', '/resources/contracts.json')).status).toBe(200)
-    const pids = (await Promise.all(info.chains.map((chain) => anvilPidsOnPort(Number(new URL(chain.rpcUrl).port))))).flat()
-    child.kill('SIGTERM')
-    expect(await exited).toBe(0)
-    expect(lines).toHaveLength(1)
-    await waitForExit(pids)
-  })
+  it.each([['sandbox', '--json', '--chains', '1,8453', '--port', '0']])(
+    'deltaflow %s prints exactly one JSON line (url, chains, accounts, tokens) and stops everything on SIGTERM',
+    async (...args) => {
+      const root = fileURLToPath(new URL('../..', import.meta.url))
+      const child = spawn(process.execPath, ['bin/deltaflow.js', ...args], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      const lines: string[] = []
+      const reader = createInterface({ input: child.stdout })
+      reader.on('line', (line) => lines.push(line))
+      while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      const info = JSON.parse(lines[0] ?? '') as {
+        url: string
+        chains: { chainId: number; rpcUrl: string }[]
+        accounts: { address: string; privateKey: string }[]
+        tokens: { chainId: number; symbol: string; address: string; decimals: number }[]
+      }
+      expect(Object.keys(info)).toEqual(['url', 'chains', 'accounts', 'tokens'])
+      expect(info.chains.map((chain) => chain.chainId)).toEqual([1, 8453])
+      expect(info.accounts).toHaveLength(10)
+      expect(info.tokens).toContainEqual({
+        chainId: 8453,
+        symbol: 'USDC',
+        address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        decimals: 6,
+      })
+      expect((await request(info.url, 'GET', '/resources/contracts.json')).status).toBe(200)
+      const pids = (await Promise.all(info.chains.map((chain) => anvilPidsOnPort(Number(new URL(chain.rpcUrl).port))))).flat()
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      expect(lines).toHaveLength(1)
+      await waitForExit(pids)
+    },
+  )
 })
