@@ -25,7 +25,7 @@ describe('frozenQuote', () => {
     expect(view.destAmount).toBe(4n)
     expect(() => Object.assign(view, { destAmount: 5n })).toThrow(TypeError)
     expect(() => Object.assign(view.request, { amount: 1n })).toThrow(TypeError)
-    const price = (view.answer as { price: { nested: { deep: number[] } } }).price
+    const price = (view.answer as unknown as { price: { nested: { deep: number[] } } }).price
     expect(price.nested.deep).toEqual([1, 2])
     expect(() => price.nested.deep.push(3)).toThrow(TypeError)
   })
