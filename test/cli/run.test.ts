@@ -1,9 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApiClient } from '../../src/api/client.js'
 import { getDeltaOrders } from '../../src/api/delta/get-delta-orders.js'
+import type { JournalSummary } from '../../src/cli/journal-summary.js'
 import { openJournal } from '../../src/journal/journal.js'
 import { isFinalStatus } from '../../src/journal/order-status.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
@@ -12,6 +14,7 @@ import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
+const runFile = promisify(execFile)
 const directory = createTempDirectory('deltaflow-run-')
 afterAll(() => directory.cleanup())
 
@@ -46,7 +49,32 @@ async function waitFor<T>(read: () => T | undefined, timeoutMs: number, what: st
   }
 }
 
+/** A short `deltaflow <args>`; resolves with its exit code and output (never rejects). */
+async function deltaflow(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await runFile(process.execPath, ['bin/deltaflow.js', ...args], { cwd: root })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
 describe('deltaflow run', () => {
+  it('refuses a config with an unknown key, a wrong type and a missing variable, naming each with its line, and exits 1', async () => {
+    const config = directory.path('bad.yaml')
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration's own interpolation syntax
+    writeFileSync(config, ['mode: paper', 'venue:', '  retries: many', '  apiKey: ${NOT_SET_ANYWHERE}', 'feeds: {}', ''].join('\n'))
+    const result = await deltaflow(['run', config])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`${config}:4:11 (venue.apiKey): environment variable NOT_SET_ANYWHERE is not set`)
+    writeFileSync(config, ['mode: paper', 'venue:', '  retries: many', 'feeds: {}', ''].join('\n'))
+    const second = await deltaflow(['run', config])
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain(`${config}:3:12: venue.retries:`)
+    expect(second.stderr).toContain(`${config}:4:1: unknown key "feeds" in (top level)`)
+  }, 30_000)
+
   const sandbox = useSandbox({ chainIds: [1], speed: 30 })
 
   it('stops on SIGTERM with its work journaled, and a restart goes on without losing or repeating any of it', async () => {
@@ -134,6 +162,18 @@ describe('deltaflow run', () => {
       const fills = (journal.getStrategyState('ticker', 'fills') as string[] | undefined) ?? []
       const journaledFills = orders.flatMap((order) => journal.fillsOf(order.id).map((fill) => `${order.id}:${fill.id}`))
       expect([...fills].sort()).toEqual([...journaledFills].sort())
+
+      // `deltaflow status` reads the same story from the journal.
+      const status = await deltaflow(['status', '--db', journalFile, '--json'])
+      expect(status.code, status.stderr).toBe(0)
+      const summary = JSON.parse(status.stdout) as JournalSummary
+      expect(summary.orders).toMatchObject({ total: maxSwaps, open: 0, byStatus: { 'delta:COMPLETED': maxSwaps } })
+      expect(summary.fills).toBe(journaledFills.length)
+      const ticker = summary.strategies.find((strategy) => strategy.name === 'ticker')
+      expect(ticker?.intents).toEqual({ done: maxSwaps })
+      const usdc = `1:${sandboxToken(s, 1, 'USDC').address.toLowerCase()}`
+      const spent = orders.reduce((sum, order) => sum + order.srcAmount, 0n)
+      expect(ticker?.net[usdc]).toBe((-spent).toString())
     } finally {
       journal.close()
     }
