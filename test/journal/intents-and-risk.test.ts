@@ -2,7 +2,6 @@ import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openJournal } from '../../src/journal/journal.js'
 import { JournalRecordNotFoundError } from '../../src/journal/journal-errors.js'
-import { journalMigrations } from '../../src/journal/migrations.js'
 import { recordSampleOrder } from './journal-fixtures.js'
 import { useJournal } from './use-journal.js'
 
@@ -258,8 +257,11 @@ describe('spend totals migration', () => {
     expect(before.openOrdersByStrategy).toEqual({ sample: 1 })
     journal.close()
     const db = new BetterSqlite3(file)
-    db.exec('DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy; ALTER TABLE orders DROP COLUMN open')
-    db.pragma(`user_version = ${journalMigrations.length - 1}`)
+    // Back to version 2, before migration 3 added the totals (and the later migrations with it).
+    db.exec(
+      'DROP TABLE order_deliveries; DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy; ALTER TABLE orders DROP COLUMN open',
+    )
+    db.pragma('user_version = 2')
     db.close()
     context.journal = openJournal({ file, clock })
     expect(context.journal.riskUsage({ strategies: ['sample'] })).toEqual(before)
