@@ -99,11 +99,14 @@ export type CreateTransactionQueueParameters = {
   beforeBroadcast?: ((transaction: SignedTransaction, request: TransactionRequest) => void | Promise<void>) | undefined
 }
 
+/** Added to every estimate beside its 20 %: one storage slot set from zero, with room to spare. */
+const estimateHeadroomGas = 25_000n
+
 /**
  * The one sender for an account on a chain. Sends are serialised and take consecutive nonces tracked locally, so
  * concurrent callers never race for a nonce or leave a gap; when the node refuses a send, the next nonce is re-read
  * from the chain's pending count (and a refusal for a stale nonce is retried once with it). Gas comes from
- * eth_estimateGas, else from the request's fallback gas plus the margin; fees are EIP-1559 when the latest block has
+ * eth_estimateGas plus 20 % and 25,000, else from the request's fallback gas plus the margin; fees are EIP-1559 when the latest block has
  * a base fee, legacy gasPrice otherwise. Receipts are awaited outside the queue, so sends pipeline.
  */
 export function createTransactionQueue(parameters: CreateTransactionQueueParameters): TransactionQueue {
@@ -169,8 +172,10 @@ export function createTransactionQueue(parameters: CreateTransactionQueueParamet
     facts: { chainId: number; from: Address; to: Address; label?: string | undefined },
   ) => {
     try {
-      const gas = await estimateGas(client, { account: account.address, to: request.to, data: request.data, value: request.value })
-      return { gas, gasSource: 'estimate' as const }
+      const estimate = await estimateGas(client, { account: account.address, to: request.to, data: request.data, value: request.value })
+      // Headroom for state that changes between the estimate and inclusion: an agent's fill can take an allowance or a
+      // balance to zero, and setting it again costs a fresh storage slot (≈ 20,000 gas). Only gas used is paid.
+      return { gas: estimate + estimate / 5n + estimateHeadroomGas, gasSource: 'estimate' as const }
     } catch (cause) {
       if (request.fallbackGas !== undefined) {
         logger?.warn({ ...facts, fallbackGas: request.fallbackGas.toString() }, 'gas estimate failed; using the fallback gas plus margin')
