@@ -456,6 +456,21 @@ describe('executor cancel intent', () => {
     expect(context.journal.getIntent(cancel.id)).toMatchObject({ status: 'failed', refusalLimit: 'cancel' })
     expect(outcome.reason).toContain('no-such-intent')
   })
+
+  it('completes a cancel intent naming an intent that was refused before it had an order: nothing to cancel', async () => {
+    const { context, executor } = await executorFor(7, 'cancel.sqlite')
+    context.journal.recordIntent({
+      id: 'refused-earlier',
+      strategy: 'kinds',
+      kind: 'limit',
+      intent: {},
+      refused: { limit: 'maxOpenOrdersPerStrategy', reason: 'too many open orders' },
+    })
+    const cancel = intentOf('cancel-refused', { kind: 'cancel', intentIds: ['refused-earlier'] })
+    const outcome = await executor.execute(cancel)
+    expect(outcome.status).toBe('done')
+    expect(context.journal.getIntent(cancel.id)).toMatchObject({ status: 'done' })
+  })
 })
 
 /** Reads the OTC order until `accept` holds or `timeoutMs` passed; returns the last read. */

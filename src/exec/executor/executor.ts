@@ -176,9 +176,11 @@ export function createExecutor(context: ExecutorContext) {
 
   async function executeCancel(intent: Extract<Intent, { kind: 'cancel' }>): Promise<ExecutionOutcome> {
     journal.recordIntent({ id: intent.id, strategy: intent.strategy, kind: 'cancel', intent })
-    // cancelOrders resolves intent ids itself and reports one without an order as not-found.
+    // cancelOrders resolves intent ids itself and reports one without an order as not-found. An intent that was
+    // refused or failed before it had an order has nothing to cancel: that is not a failure of the cancel.
     const results = await cancelOrders(context, [...intent.orderIds, ...intent.intentIds])
-    const failed = results.filter((result) => result.outcome === 'failed' || result.outcome === 'not-found')
+    const orderless = (id: string) => ['refused', 'failed'].includes(journal.getIntent(id)?.status ?? '')
+    const failed = results.filter((result) => result.outcome === 'failed' || (result.outcome === 'not-found' && !orderless(result.id)))
     if (failed.length > 0) {
       journal.failIntent(intent.id, failed.map((result) => `${result.id}: ${result.outcome} (${result.detail})`).join('; '), 'cancel')
     } else {
