@@ -1,5 +1,8 @@
 // Benchmarks: `npm run bench` prints one line per figure; `--json` prints the raw results.
 // `npm run bench -- chains sandbox-start` runs only the named ones.
+
+import { benchBacktestDca } from './bench/backtest-dca.js'
+import { benchBacktestReplay } from './bench/backtest-replay.js'
 import { benchChainsUp } from './bench/chains.js'
 import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
@@ -23,6 +26,8 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   feed: () => benchFeed(),
   pipeline: () => benchPipeline(),
   'poll-500': () => benchPoll500(),
+  'backtest-dca': () => benchBacktestDca(),
+  'backtest-replay': () => benchBacktestReplay(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

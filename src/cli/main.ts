@@ -1,9 +1,11 @@
 import { Command } from 'commander'
+import { registerBacktestCommand } from './backtest.js'
 import { registerCancelCommand } from './cancel.js'
 import { registerChainsCommand } from './chains.js'
 import { registerOrderCommand } from './order.js'
 import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
+import { registerQuotesCommand } from './quotes.js'
 import { registerReconcileCommand } from './reconcile.js'
 import { registerRecordCommand } from './record.js'
 import { registerRunCommand } from './run.js'
@@ -20,9 +22,11 @@ const program = new Command()
 registerRunCommand(program)
 registerStatusCommand(program)
 registerRecordCommand(program)
+registerBacktestCommand(program)
 registerChainsCommand(program)
 registerSandboxCommand(program)
 registerQuoteCommand(program)
+registerQuotesCommand(program)
 registerSwapCommand(program)
 registerOrdersCommand(program)
 registerOrderCommand(program)

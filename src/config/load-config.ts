@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml'
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parse, parseDocument, visit } from 'yaml'
 import type { z } from 'zod'
 import { BaseError } from '../errors/base.js'
 import { type DeltaflowConfig, deltaflowConfigSchema } from './schema.js'
@@ -21,6 +21,11 @@ export class ConfigError extends BaseError {
 export type LoadConfigParameters = {
   /** Environment for `${NAME}` interpolation (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>
+  /**
+   * Values set over the file before it is validated, as `--set` gives them: a dotted path (`strategies.0.config.slices`)
+   * and a YAML scalar (`8`, `true`, `"0x…"`); a value replacing a string in the file stays a string.
+   */
+  set?: readonly { path: string; value: string }[] | undefined
 }
 
 /** Reads a YAML configuration file: `${NAME}` replaced from the environment, then validated (unknown keys refused). */
@@ -61,7 +66,11 @@ export function parseConfig(text: string, file: string, parameters: LoadConfigPa
 }
 
 /** As parseConfig, keeping the positions of the keys. */
-export function parseConfigDocument(text: string, file: string, { env = process.env }: LoadConfigParameters = {}): ConfigDocument {
+export function parseConfigDocument(
+  text: string,
+  file: string,
+  { env = process.env, set = [] }: LoadConfigParameters = {},
+): ConfigDocument {
   const lineCounter = new LineCounter()
   const document = parseDocument(text, { lineCounter, prettyErrors: false })
   const where = (offset: number | undefined) => {
@@ -90,6 +99,20 @@ export function parseConfigDocument(text: string, file: string, { env = process.
     },
   })
   if (problems.length > 0) throw new ConfigError(file, problems)
+  for (const { path, value } of set) {
+    const segments = path.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment))
+    if (path === '' || segments.some((segment) => segment === '')) {
+      throw new ConfigError(file, [`--set ${path}=${value}: expected a dotted path such as strategies.0.config.slices`])
+    }
+    try {
+      // A value replacing a string stays a string (`lowerPrice=1900` where the file has "2100"); elsewhere YAML decides.
+      const current = document.getIn(segments, true)
+      const replacesString = isScalar(current) && typeof current.value === 'string'
+      document.setIn(segments, replacesString ? value : parse(value))
+    } catch (cause) {
+      throw new ConfigError(file, [`--set ${path}=${value}: ${(cause as Error).message}`])
+    }
+  }
   const result = deltaflowConfigSchema.safeParse(document.toJS() ?? {})
   if (result.success) {
     return {

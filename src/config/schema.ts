@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { fillModelSchema } from '../backtest/fill-model.js'
 import { riskLimitsSchema } from '../exec/risk/risk-limits-schema.js'
 
 const chainIdKey = z.string().regex(/^\d+$/, 'expected a chain id such as 1 or 8453')
@@ -87,6 +88,28 @@ export const opsConfigSchema = z.strictObject({
 })
 
 /** The configuration shared by every command that touches the venue or the chains, and the bot's own sections. */
+const tokenKey = z.string().regex(/^[1-9]\d*:0x[0-9a-fA-F]{40}$/, 'expected "chainId:tokenAddress"')
+
+/** A token of the backtest's pair: its symbol for labels and its address on each chain that holds it. */
+const pairTokenSchema = z.strictObject({
+  symbol: z.string().min(1),
+  /** `"chainId:address"` of each deployment (USDC on chain 1 and on Base count as one quote token). */
+  tokens: z.array(tokenKey).min(1),
+})
+
+/** `deltaflow backtest`: the wallet it starts with, the fill model, the seed and what results are valued in. */
+export const backtestConfigSchema = z.strictObject({
+  /** Starting balances, `"chainId:token"` → raw units (a decimal string). */
+  balances: z.record(tokenKey, z.string().regex(/^\d+$/, 'expected raw units as a decimal string')).default({}),
+  fillModel: fillModelSchema.default(fillModelSchema.parse({})),
+  /** Seeds the fill model's random draws (bridge failures): the same seed repeats a run exactly. */
+  seed: z.number().int().min(0).default(1),
+  /** Prices are `quote` per `base`; default: the quote set's header (`base`, `quote`, `chainId`, `bridgeQuoteToken`). */
+  pair: z.strictObject({ base: pairTokenSchema, quote: pairTokenSchema }).optional(),
+  /** Points of the equity and price curves over the run. */
+  samples: z.number().int().min(10).max(100_000).default(2_000),
+})
+
 export const deltaflowConfigSchema = z.strictObject({
   /** paper: the embedded sandbox; dry-run: real quotes, nothing signed; live: real orders (also needs --live). */
   mode: z.enum(['paper', 'dry-run', 'live']).default('paper'),
@@ -105,6 +128,7 @@ export const deltaflowConfigSchema = z.strictObject({
   /** `deltaflow run` stops by itself after this many real seconds (as with --for); absent: until SIGINT / SIGTERM. */
   runForSeconds: z.number().positive().optional(),
   ops: opsConfigSchema.default(opsConfigSchema.parse({})),
+  backtest: backtestConfigSchema.default(backtestConfigSchema.parse({})),
   strategies: z
     .array(strategyEntrySchema)
     .default([])

@@ -1,7 +1,4 @@
-import { createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
-import type { Readable } from 'node:stream'
-import { createGunzip } from 'node:zlib'
+import { type FileLine, readLines } from './read-lines.js'
 import {
   parseRecordedQuoteLine,
   parseRecordedQuotesHeader,
@@ -31,12 +28,12 @@ export function readRecordedQuotes(file: string): RecordedQuotes {
   return {
     file,
     header: async () => {
-      for await (const { text, line } of readLines(file)) return parseRecordedQuotesHeader(parseJson(text, file, line), file, line)
+      for await (const { text, line } of linesOf(file)) return parseRecordedQuotesHeader(parseJson(text, file, line), file, line)
       throw emptyFile(file)
     },
     async *[Symbol.asyncIterator]() {
       let header = false
-      for await (const { text, line } of readLines(file)) {
+      for await (const { text, line } of linesOf(file)) {
         const json = parseJson(text, file, line)
         if (header) {
           yield parseRecordedQuoteLine(json, file, line)
@@ -50,29 +47,12 @@ export function readRecordedQuotes(file: string): RecordedQuotes {
   }
 }
 
-/** The non-blank lines of a file with their 1-based numbers; the streams are closed when the caller stops early. */
-async function* readLines(file: string): AsyncGenerator<{ text: string; line: number }> {
-  const input = createReadStream(file)
-  let source: Readable = input
-  if (file.endsWith('.gz')) {
-    const gunzip = createGunzip()
-    input.on('error', (error) => gunzip.destroy(error))
-    source = input.pipe(gunzip)
-  }
-  const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY })
-  let line = 0
-  try {
-    for await (const text of lines) {
-      line++
-      if (text.trim() !== '') yield { text, line }
-    }
-  } catch (error) {
-    throw new RecordedQuotesError(file, line === 0 ? undefined : line + 1, [readProblem(error)], error)
-  } finally {
-    lines.close()
-    source.destroy()
-    input.destroy()
-  }
+/** The recording's lines; a file that cannot be read is a RecordedQuotesError at the line it stopped. */
+function linesOf(file: string): AsyncGenerator<FileLine> {
+  return readLines(file, {
+    fail: ({ problem, line, cause }) => new RecordedQuotesError(file, line, [problem], cause),
+    cutShort: 'a recording cut short by a crash?',
+  })
 }
 
 function parseJson(text: string, file: string, line: number): unknown {
@@ -81,14 +61,6 @@ function parseJson(text: string, file: string, line: number): unknown {
   } catch (error) {
     throw new RecordedQuotesError(file, line, [`expected one JSON object on the line (${(error as Error).message})`])
   }
-}
-
-function readProblem(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  if (code === 'ENOENT') return 'no such file'
-  if (code === 'Z_BUF_ERROR') return 'the gzip stream ends early (a recording cut short by a crash?)'
-  if (code === 'Z_DATA_ERROR') return 'not gzip data, though the name ends in .gz'
-  return `cannot read the file (${error instanceof Error ? error.message : String(error)})`
 }
 
 function emptyFile(file: string): RecordedQuotesError {

@@ -214,7 +214,7 @@ function marketCosts(route: Extract<Quote['answer'], { source: 'market' }>['rout
 }
 
 /** A parsed Delta price back in the service's JSON: the routes verbatim, the other fields are plain JSON already. */
-function deltaPriceJson(price: DeltaPrice): z.input<typeof deltaPriceSchema> {
+export function deltaPriceJson(price: DeltaPrice): z.input<typeof deltaPriceSchema> {
   return {
     id: price.id,
     side: price.side,

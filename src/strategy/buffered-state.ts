@@ -1,8 +1,12 @@
 import type { z } from 'zod'
-import type { Journal } from '../journal/journal.js'
 import type { StrategyState } from './define-strategy.js'
 
-export type StrategyStateStore = Pick<Journal, 'getStrategyState' | 'setStrategyState' | 'deleteStrategyState'>
+/** Where strategies' state lives: the journal live, memory in a backtest. Values are JSON (bigints as strings). */
+export type StrategyStateStore = {
+  getStrategyState: (strategy: string, key: string) => unknown
+  setStrategyState: (strategy: string, key: string, value: unknown) => void
+  deleteStrategyState: (strategy: string, key: string) => boolean
+}
 
 export type BufferedState = {
   state: StrategyState
@@ -12,45 +16,67 @@ export type BufferedState = {
 
 const deleted = Symbol('deleted')
 
+const toJson = (_key: string, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)
+
+/**
+ * The state of one handler call. A class rather than closures: one is made per event, on the hot path of a replay.
+ * Its methods are called as methods (`state.get(...)`).
+ */
+class HandlerState implements StrategyState {
+  readonly #store: StrategyStateStore
+  readonly #strategy: string
+  #pending: Map<string, unknown> | undefined
+
+  constructor(store: StrategyStateStore, strategy: string) {
+    this.#store = store
+    this.#strategy = strategy
+  }
+
+  #read(key: string): unknown {
+    if (this.#pending === undefined || !this.#pending.has(key)) return this.#store.getStrategyState(this.#strategy, key)
+    const value = this.#pending.get(key)
+    return value === deleted ? undefined : structuredClone(value)
+  }
+
+  get(key: string, schema?: z.ZodType): never {
+    const value = this.#read(key)
+    return (schema === undefined || value === undefined ? value : schema.parse(value)) as never
+  }
+
+  set(key: string, value: unknown): void {
+    const text = JSON.stringify(value, toJson)
+    if (text === undefined) throw new TypeError(`state "${key}": expected a JSON value, received ${typeof value}`)
+    this.#pending ??= new Map()
+    this.#pending.set(key, JSON.parse(text))
+  }
+
+  delete(key: string): boolean {
+    const existed = this.#read(key) !== undefined
+    this.#pending ??= new Map()
+    this.#pending.set(key, deleted)
+    return existed
+  }
+
+  commit(): void {
+    if (this.#pending === undefined) return
+    for (const [key, value] of this.#pending) {
+      if (value === deleted) this.#store.deleteStrategyState(this.#strategy, key)
+      else this.#store.setStrategyState(this.#strategy, key, value)
+    }
+    this.#pending.clear()
+  }
+}
+
 /**
  * The state one handler call sees: reads fall through to the journal, writes wait in memory until `commit`, so a
  * handler that fails leaves the stored state as it was. Values round-trip through JSON on `set`, as the journal keeps them.
  */
 export function createBufferedState(store: StrategyStateStore, strategy: string): BufferedState {
-  const pending = new Map<string, unknown>()
+  const state = new HandlerState(store, strategy)
+  return { state, commit: () => state.commit() }
+}
 
-  function read(key: string): unknown {
-    if (!pending.has(key)) return store.getStrategyState(strategy, key)
-    const value = pending.get(key)
-    return value === deleted ? undefined : structuredClone(value)
-  }
-
-  function get(key: string, schema?: z.ZodType): unknown {
-    const value = read(key)
-    return schema === undefined || value === undefined ? value : schema.parse(value)
-  }
-
-  const state: StrategyState = {
-    get: get as StrategyState['get'],
-    set(key, value) {
-      const text = JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner))
-      if (text === undefined) throw new TypeError(`state "${key}": expected a JSON value, received ${typeof value}`)
-      pending.set(key, JSON.parse(text))
-    },
-    delete(key) {
-      const existed = read(key) !== undefined
-      pending.set(key, deleted)
-      return existed
-    },
-  }
-
-  function commit(): void {
-    for (const [key, value] of pending) {
-      if (value === deleted) store.deleteStrategyState(strategy, key)
-      else store.setStrategyState(strategy, key, value)
-    }
-    pending.clear()
-  }
-
-  return { state, commit }
+/** As createBufferedState, as one object: `state` and `commit()` in one (the handler context's form). */
+export function createHandlerState(store: StrategyStateStore, strategy: string): StrategyState & { commit(): void } {
+  return new HandlerState(store, strategy)
 }

@@ -38,6 +38,7 @@ export function freezeCopy<T>(value: T): DeepReadonly<T> {
 /**
  * A read-only view of a quote for strategies, built without walking its answer: the request and the amounts are
  * frozen now, the service's answer (a large route) the first time a strategy reads `answer`, a getter of the view.
+ * The answer is not even read from the quote before then (a replayed quote parses its answer only when asked).
  * Strategies share the view.
  */
 class FrozenQuoteView {
@@ -47,8 +48,8 @@ class FrozenQuoteView {
   readonly destAmount: bigint
   readonly requestedAt: number
   readonly receivedAt: number
-  readonly #answer: Quote['answer']
-  #answerFrozen = false
+  readonly #quote: Quote
+  #answer: Quote['answer'] | undefined
 
   constructor(quote: Quote) {
     this.request = deepFreeze(quote.request) as Quote['request']
@@ -57,15 +58,12 @@ class FrozenQuoteView {
     this.destAmount = quote.destAmount
     this.requestedAt = quote.requestedAt
     this.receivedAt = quote.receivedAt
-    this.#answer = quote.answer
+    this.#quote = quote
     Object.freeze(this)
   }
 
   get answer(): Quote['answer'] {
-    if (!this.#answerFrozen) {
-      deepFreeze(this.#answer)
-      this.#answerFrozen = true
-    }
+    if (this.#answer === undefined) this.#answer = deepFreeze(this.#quote.answer) as Quote['answer']
     return this.#answer
   }
 }

@@ -4,8 +4,8 @@ import type { Intent } from '../exec/intents/intent-schema.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
 import type { Clock } from '../time/clock.js'
-import { createBufferedState, type StrategyStateStore } from './buffered-state.js'
-import type { StrategyContext, StrategyDefinition } from './define-strategy.js'
+import { createHandlerState, type StrategyStateStore } from './buffered-state.js'
+import type { StrategyContext, StrategyDefinition, StrategyState } from './define-strategy.js'
 import { type DeepReadonly, deepFreeze, freezeCopy } from './frozen-copy.js'
 import { parseBalanceRequests, parseSubscriptions, parseTimers } from './quote-subscriptions.js'
 import { StrategyConfigError, StrategyError, type StrategyHandlerName } from './strategy-errors.js'
@@ -130,6 +130,22 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     return run
   }
 
+  const now = () => clock.now()
+  const intentIdOfHandler = new Map<StrategyHandlerName, (request: unknown) => string>()
+  function intentIdOf(handler: StrategyHandlerName): (request: unknown) => string {
+    let of = intentIdOfHandler.get(handler)
+    if (!of) {
+      of = (request) => {
+        const [intent] = parseStrategyOutput({ output: request, strategy: name, handler, clock })
+        if (!intent) throw new StrategyError({ strategy: name, handler, reason: 'intentIdOf: expected one intent request' })
+        return intent.id
+      }
+      intentIdOfHandler.set(handler, of)
+    }
+    return of
+  }
+  const shared = { strategy: name, config, now, logger: log, journal }
+
   async function invoke(handler: StrategyHandlerName, event?: { value: unknown }): Promise<StrategyRun> {
     if (stats.paused) {
       stats.eventsSkipped += 1
@@ -138,27 +154,12 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     const callback = Reflect.get(definition, handler) as LooseHandler | undefined
     if (callback === undefined) return { outcome: 'handled', intents: [] }
     stats.eventsHandled += 1
-    // The state buffer is made when the handler first touches `state` (most quote handlers only compare prices).
-    let buffered: ReturnType<typeof createBufferedState> | undefined
-    const context: StrategyContext<z.output<Schema>> = {
-      strategy: name,
-      config,
-      now: () => clock.now(),
-      get state() {
-        buffered ??= createBufferedState(journal, name)
-        return buffered.state
-      },
-      logger: log,
-      intentIdOf: (request) => {
-        const [intent] = parseStrategyOutput({ output: request, strategy: name, handler, clock })
-        if (!intent) throw new StrategyError({ strategy: name, handler, reason: 'intentIdOf: expected one intent request' })
-        return intent.id
-      },
-    }
+    const handlerContext = new HandlerContext(shared, intentIdOf(handler))
+    const context = handlerContext as unknown as StrategyContext<z.output<Schema>>
     try {
       const output = await (event === undefined ? callback(context) : callback(event.value, context))
       const intents = parseStrategyOutput({ output, strategy: name, handler, clock })
-      buffered?.commit()
+      HandlerContext.commit(handlerContext)
       stats.consecutiveFailures = 0
       stats.intentsProduced += intents.length
       return { outcome: 'handled', intents }
@@ -209,6 +210,43 @@ export function createSafeStrategy<Schema extends z.ZodType>(
       stats.consecutiveFailures = 0
     },
     stats: () => ({ ...stats }),
+  }
+}
+
+/**
+ * What one handler call receives beside its event. A class, made once per event: the functions it hands out (`now`,
+ * `intentIdOf`) are made once per strategy, and its state buffer only when the handler first touches `state` (most
+ * quote handlers only compare prices).
+ */
+class HandlerContext {
+  readonly strategy: string
+  readonly config: unknown
+  readonly now: () => number
+  readonly logger: Logger
+  readonly intentIdOf: (request: unknown) => string
+  readonly #journal: StrategyStateStore
+  #state: (StrategyState & { commit(): void }) | undefined
+
+  constructor(
+    shared: { strategy: string; config: unknown; now: () => number; logger: Logger; journal: StrategyStateStore },
+    intentIdOf: (request: unknown) => string,
+  ) {
+    this.strategy = shared.strategy
+    this.config = shared.config
+    this.now = shared.now
+    this.logger = shared.logger
+    this.intentIdOf = intentIdOf
+    this.#journal = shared.journal
+  }
+
+  get state(): StrategyState {
+    this.#state ??= createHandlerState(this.#journal, this.strategy)
+    return this.#state
+  }
+
+  /** Writes what the handler set (a static: strategies cannot reach it through their context). */
+  static commit(context: HandlerContext): void {
+    context.#state?.commit()
   }
 }
 

@@ -14,6 +14,7 @@ describe('deltaflow schema', () => {
     }
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
+        'backtest',
         'chains',
         'db',
         'executor',
@@ -32,5 +33,6 @@ describe('deltaflow schema', () => {
     expect(schema.additionalProperties).toBe(false)
     expect(schema.properties.mode?.enum).toEqual(['paper', 'dry-run', 'live'])
     expect(Object.keys(schema.properties.risk?.properties ?? {})).toContain('killSwitch')
+    expect(Object.keys(schema.properties.backtest?.properties ?? {}).sort()).toEqual(['balances', 'fillModel', 'pair', 'samples', 'seed'])
   })
 })

@@ -5,16 +5,12 @@ import type { Intent } from '../intents/intent-schema.js'
 import { parseIntent } from '../intents/parse-intent.js'
 import { checkRiskLimits, type RiskCheckResult } from '../risk/check-risk-limits.js'
 import { intentSpend, type RiskQuote } from '../risk/intent-spend.js'
-import { cancelOrders } from './cancel-orders.js'
-import { executeDeltaOrder } from './delta-order-flow.js'
 import { reasonOf } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
-import { executeMarketOrder } from './market-order-flow.js'
 import { orderIdOf } from './order-identity.js'
-import { executeOtcOrder } from './otc-order-flow.js'
+import { liveOrderPlacement, type OrderPlacement } from './order-placement.js'
 import { planDeltaIntent } from './plan-delta-intent.js'
 import { priceSwap } from './price-swap.js'
-import { recoverInFlightOrders, recoverOrder } from './recover-orders.js'
 
 /** What became of an intent; the journal holds the same (and more). */
 export type ExecutionOutcome = {
@@ -34,8 +30,9 @@ export type Executor = ReturnType<typeof createExecutor>
  * journaled with the limit and the numbers), priced, for a swap the mode chosen and journaled, approved, signed,
  * journaled, then submitted exactly once. Repeating an intent (same id) never creates a second order: it returns what
  * the journal holds, finishing a submission a crash interrupted. Call `recover()` at startup before any new intent.
+ * `placement` is where orders go once priced and chosen: the live venue, or a backtest's simulated one.
  */
-export function createExecutor(context: ExecutorContext) {
+export function createExecutor(context: ExecutorContext, placement: OrderPlacement = liveOrderPlacement) {
   const { journal, clock } = context
 
   function outcome(intentId: string): ExecutionOutcome {
@@ -111,7 +108,7 @@ export function createExecutor(context: ExecutorContext) {
         // A restart keeps the first choice: the journal's mode wins over a new comparison.
         const mode = journal.getModeChoice(intent.id)?.mode ?? undefined
         if (mode === 'delta' && priced.delta) {
-          await executeDeltaOrder(context, {
+          await placement.placeDelta(context, {
             intent,
             price: priced.delta,
             chainId: intent.chainId,
@@ -126,7 +123,7 @@ export function createExecutor(context: ExecutorContext) {
             submit: { type: 'MARKET', partiallyFillable: false },
           })
         } else if (mode === 'market' && priced.market) {
-          await executeMarketOrder(context, { intent, route: priced.market })
+          await placement.placeMarket(context, { intent, route: priced.market })
         } else {
           journal.refuseIntent(intent.id, `no mode can take the trade: ${choice.explanation}`, 'mode')
         }
@@ -135,7 +132,7 @@ export function createExecutor(context: ExecutorContext) {
       case 'otc': {
         const accepted = accept(intent, undefined)
         if (accepted) return accepted
-        await executeOtcOrder(context, intent)
+        await placement.placeOtc(context, intent)
         return outcome(intent.id)
       }
       default: {
@@ -143,7 +140,7 @@ export function createExecutor(context: ExecutorContext) {
         if (priced.priceGuard !== undefined) return refuse(intent, 'priceGuard', priced.priceGuard)
         const accepted = accept(intent, priced.riskQuote)
         if (accepted) return accepted
-        await executeDeltaOrder(context, priced.plan)
+        await placement.placeDelta(context, priced.plan)
         return outcome(intent.id)
       }
     }
@@ -168,7 +165,7 @@ export function createExecutor(context: ExecutorContext) {
   /** The intent already has an order: finish what a crash interrupted (the order is never built again). */
   async function resume(intent: Intent, order: JournalOrder): Promise<ExecutionOutcome> {
     if (!order.submitted) {
-      const recovery = await recoverOrder(context, order)
+      const recovery = await placement.recoverOne(context, order)
       context.logger?.info({ intentId: intent.id, orderId: order.id, recovery }, 'resumed an interrupted submission')
     }
     return outcome(intent.id)
@@ -178,7 +175,7 @@ export function createExecutor(context: ExecutorContext) {
     journal.recordIntent({ id: intent.id, strategy: intent.strategy, kind: 'cancel', intent })
     // cancelOrders resolves intent ids itself and reports one without an order as not-found. An intent that was
     // refused or failed before it had an order has nothing to cancel: that is not a failure of the cancel.
-    const results = await cancelOrders(context, [...intent.orderIds, ...intent.intentIds])
+    const results = await placement.cancel(context, [...intent.orderIds, ...intent.intentIds])
     const orderless = (id: string) => ['refused', 'failed'].includes(journal.getIntent(id)?.status ?? '')
     const failed = results.filter((result) => result.outcome === 'failed' || (result.outcome === 'not-found' && !orderless(result.id)))
     if (failed.length > 0) {
@@ -209,13 +206,13 @@ export function createExecutor(context: ExecutorContext) {
   return {
     execute,
     /** Startup recovery: resolves every order that may have been in flight. Run it before any new intent. */
-    recover: () => recoverInFlightOrders(context),
-    cancel: (ids: readonly string[]) => cancelOrders(context, ids),
+    recover: () => placement.recoverAll(context),
+    cancel: (ids: readonly string[]) => placement.cancel(context, ids),
     /** With a tripped kill switch that cancels open orders: cancels every open Delta and OTC order. */
     enforceKillSwitch: async () => {
       if (!context.killSwitch?.isTripped() || !context.killSwitch.cancelOpenOrders) return []
       const open = journal.openOrders().filter((order) => order.mode !== 'market' && order.submitted)
-      return cancelOrders(
+      return placement.cancel(
         context,
         open.map((order) => order.id),
       )

@@ -1,0 +1,226 @@
+import { fork } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Address } from 'viem'
+import { defaultCandleQuoteModel } from '../../src/backtest/candle-quote-model.js'
+import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
+import { createQuoteStore } from '../../src/backtest/quote-store.js'
+import { generateCandleQuotes } from '../../src/backtest/quotes-from-candles.js'
+import { runBacktest } from '../../src/backtest/run-backtest.js'
+import { parseConfigDocument } from '../../src/config/load-config.js'
+import type { RecordedQuoteJson } from '../../src/feed/recorded-quote.js'
+import { type BenchResult, summarize } from './summary.js'
+
+const candles = '/work/shared/data/btcusdt-1m-binanceus-2023-03.csv'
+const wbtc = { symbol: 'WBTC', address: '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599' as Address, decimals: 8 }
+const usdc = { symbol: 'USDC', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' as Address, decimals: 6 }
+const month = 31 * 24 * 3_600_000
+
+/**
+ * The DCA strategy spends 7,440 USDC on WBTC as 62 TWAP orders of 12 slices over the whole set, with a Market price
+ * guard, checking its schedule every 30 s, against a month of real BTC prices (the 1-minute candles of March 2023,
+ * the USDC depeg included) made into quotes by the candle model: 8 requests (10 USDC and 0.1 WBTC, SELL and BUY, Market
+ * and Delta) at 4 points per candle; the DCA hears one request of the eight (its guard quote). The larger set repeats
+ * the month ten times, one after the other, and the DCA spreads the same 62 orders over it (its state stays the same
+ * size: what grows is the number of quotes). The first run of each size loads the strategy's module; the median of
+ * the runs is reported.
+ * Quotes/s = quotes replayed / wall time of runBacktest (strategy, executor, fill model, journal included); RSS max of
+ * each run's own child process.
+ */
+export async function benchBacktestDca({
+  copies = [1, 10],
+  runs = 3,
+}: {
+  copies?: readonly number[]
+  runs?: number
+} = {}): Promise<BenchResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-dca-'))
+  try {
+    const notes: Record<string, string> = {
+      target: '>= 1000000 quotes/s; RSS of the 10x set <= 1.1 x the 1x set',
+      quotes: 'BTC/USDC March 2023 (1m candles), 8 requests; DCA hears 1 in 8',
+    }
+    let samples: number[] = []
+    let firstRss: number | undefined
+    const base = join(directory, 'month.sqlite')
+    const written = await inChild<{ seconds: number; quotes: number }>(['write', base, '1'])
+    notes['generate 1x'] = `${written.quotes} quotes in ${written.seconds.toFixed(1)} s`
+    for (const count of copies) {
+      const file = count === 1 ? base : join(directory, `months-${count}.sqlite`)
+      if (count !== 1) await inChild(['copy', base, file, String(count)])
+      const report = await inChild<{ rates: number[]; quotes: number; maxRssBytes: number; orders: string; fills: number }>([
+        'run',
+        file,
+        String(count),
+        String(runs),
+      ])
+      const label = `${count}x`
+      notes[`${label}`] =
+        `${report.quotes} quotes, median ${Math.round(median(report.rates))} quotes/s, RSS max ${(report.maxRssBytes / 2 ** 20).toFixed(0)} MB, orders ${report.orders}, ${report.fills} fills`
+      firstRss ??= report.maxRssBytes
+      if (count !== copies[0]) notes[`${label} RSS vs ${copies[0]}x`] = `${((report.maxRssBytes / firstRss - 1) * 100).toFixed(1)} %`
+      if (count === 1) samples = report.rates
+    }
+    return summarize('backtest: recorded quotes replayed through DCA with the fill model (1 month)', 'quotes/s', samples, notes)
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+function inChild<T>(args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [childMarker, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    let report: T | undefined
+    child.on('message', (message) => {
+      report = message as T
+    })
+    child.on('error', reject)
+    child.on('exit', (code) =>
+      report !== undefined && code === 0 ? resolve(report) : reject(new Error(`bench child ${args[0]} exited with ${code}`)),
+    )
+  })
+}
+
+const childMarker = '--backtest-dca-child'
+
+async function writeMonth(file: string): Promise<{ seconds: number; quotes: number }> {
+  const started = performance.now()
+  const store = createQuoteStore({
+    file,
+    header: {
+      format: 'deltaflow-quotes',
+      version: 1,
+      startedAt: Date.UTC(2023, 2, 1),
+      meta: { base: `WBTC ${wbtc.address}`, quote: `USDC ${usdc.address}`, chainId: 1 },
+    },
+    keepAnswers: false,
+  })
+  let quotes = 0
+  for await (const { lines } of generateCandleQuotes(candles, {
+    pair: { chainId: 1, base: wbtc, quote: usdc },
+    sizes: [
+      { token: 'quote', amount: 10_000_000n },
+      { token: 'base', amount: 10_000_000n },
+    ],
+    sides: ['SELL', 'BUY'],
+    sources: ['market', 'delta'],
+    model: defaultCandleQuoteModel,
+  })) {
+    for (const line of lines) store.write(line)
+    quotes += lines.length
+  }
+  await store.close()
+  return { seconds: (performance.now() - started) / 1000, quotes }
+}
+
+/** The month `count` times in a row, each copy shifted by 31 days: the same quotes, ten times as many. */
+async function copyMonths(from: string, to: string, count: number): Promise<void> {
+  const source = await openQuoteReplay(from)
+  const store = createQuoteStore({ file: to, header: source.header, keepAnswers: false })
+  for (let copy = 0; copy < count; copy++) {
+    const shift = copy * month
+    for await (const block of source.blocks()) {
+      for (let index = 0; index < block.length; index++) {
+        const { request } = block.request(index)
+        const costs = block.costs(index)
+        store.write({
+          time: block.time(index) + shift,
+          requestedAt: block.requestedAt(index) + shift,
+          key: block.request(index).key,
+          source: request.source,
+          chainId: request.chainId,
+          srcToken: request.srcToken,
+          srcDecimals: block.request(index).srcDecimals,
+          destToken: request.destToken,
+          destDecimals: block.request(index).destDecimals,
+          side: request.side,
+          amount: request.amount.toString(),
+          srcAmount: block.srcAmount(index).toString(),
+          destAmount: block.destAmount(index).toString(),
+          gas: {
+            ...(costs.gasUsd === undefined ? {} : { usd: costs.gasUsd }),
+            ...(costs.gasUnits === undefined ? {} : { units: costs.gasUnits.toString() }),
+            ...(costs.gasWei === undefined ? {} : { wei: costs.gasWei.toString() }),
+          },
+          fees: costs.partnerPercent === undefined ? {} : { partnerPercent: costs.partnerPercent },
+          // Written without answers (keepAnswers: false): only the answer's source is kept.
+          answer: { source: request.source === 'delta' ? 'delta' : 'market' },
+        } as RecordedQuoteJson)
+      }
+    }
+  }
+  await store.close()
+}
+
+function dcaConfig(count: number): string {
+  const budget = 7_440_000_000n
+  return `
+risk:
+  tokens:
+    "1:${usdc.address}": { totalBudget: "${budget}" }
+  maxSlippageBps: 100
+  maxPriceImpactPercent: 3
+backtest:
+  balances:
+    "1:${usdc.address}": "${budget}"
+strategies:
+  - name: dca-wbtc
+    use: dca
+    config:
+      chainId: 1
+      srcToken: "${usdc.address}"
+      destToken: "${wbtc.address}"
+      budget: "${budget}"
+      periodSeconds: ${(month / 1000) * count}
+      orders: 62
+      slicesPerOrder: 12
+      maxSlippageBps: 50
+      maxPriceImpactPercent: 2
+      guard:
+        source: market
+        maxPrice: { srcAmount: "40000000000", destAmount: "100000000" }
+        action: pause
+        maxQuoteAgeSeconds: 120
+      checkIntervalSeconds: 30
+`
+}
+
+async function runDca(file: string, count: number, runs: number) {
+  const source = await openQuoteReplay(file)
+  const document = parseConfigDocument(dcaConfig(count), join(process.cwd(), 'bench-dca.yaml'))
+  const rates: number[] = []
+  let last: Awaited<ReturnType<typeof runBacktest>> | undefined
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now()
+    last = await runBacktest({ document, source })
+    rates.push(last.quotes / ((performance.now() - started) / 1000))
+  }
+  const counts = Object.values(last?.ordersByStrategy ?? {})[0] ?? {}
+  return {
+    rates,
+    quotes: last?.quotes ?? 0,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    orders: Object.entries(counts)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(' '),
+    fills: last?.venue.fills().length ?? 0,
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+if (process.argv[2] === childMarker) {
+  const [command, ...args] = process.argv.slice(3)
+  const report =
+    command === 'write'
+      ? await writeMonth(args[0] as string)
+      : command === 'copy'
+        ? await copyMonths(args[0] as string, args[1] as string, Number(args[2])).then(() => ({}))
+        : await runDca(args[0] as string, Number(args[1]), Number(args[2]))
+  process.send?.(report)
+}

@@ -1,0 +1,165 @@
+import { BaseError } from '../errors/base.js'
+import type { Clock } from '../time/clock.js'
+import type { QuoteBlock, ReplayRequest } from './quote-blocks.js'
+
+/** One request's amounts at a time, as the book prices it. */
+export type BookQuote = {
+  request: ReplayRequest
+  time: number
+  srcAmount: bigint
+  destAmount: bigint
+  block: QuoteBlock
+  index: number
+}
+
+/** What a trade is priced against: the source, chains, tokens and side of a request, any amount. */
+export type BookPair = {
+  source: 'delta' | 'market'
+  chainId: number
+  destChainId: number
+  srcToken: string
+  destToken: string
+  side: 'SELL' | 'BUY'
+}
+
+/** The book was asked for a quote stamped after the clock: the replay never shows the future. */
+export class LookAheadError extends BaseError {
+  override name = 'LookAheadError' as const
+  constructor(at: number, now: number) {
+    super(
+      `a quote at ${new Date(at).toISOString()} was asked for at ${new Date(now).toISOString()}: quotes after the clock are not visible`,
+      {
+        details: { at, now },
+        hint: 'A backtest sees only quotes stamped at or before its current time.',
+        errorClass: 'fatal',
+      },
+    )
+  }
+}
+
+export function pairKeyOf(pair: BookPair): string {
+  return [pair.source, pair.chainId, pair.destChainId, pair.srcToken.toLowerCase(), pair.destToken.toLowerCase(), pair.side].join(':')
+}
+
+function pairOfRequest(request: ReplayRequest): BookPair {
+  const { source, chainId, destChainId, srcToken, destToken, side } = request.request
+  // A unified recording's quote counts for the mode that answered it; the book keeps it under `market` (its amounts
+  // are what the service would trade) unless the answer says delta.
+  return { source: source === 'delta' ? 'delta' : 'market', chainId, destChainId: destChainId ?? chainId, srcToken, destToken, side }
+}
+
+/**
+ * The replay's market state: the latest quote of every request seen so far, where nothing stamped after the clock can
+ * be. Updating is two array stores (the hot path of a replay); amounts are read from the block only when priced.
+ * A block stays referenced while it holds some request's latest quote.
+ */
+export function createReplayBook(clock: Clock) {
+  const blocks: (QuoteBlock | undefined)[] = []
+  const indexes: number[] = []
+  const requests: ReplayRequest[] = []
+  const pairs = new Map<string, ReplayRequest[]>()
+  /** Request ids whose updates someone watches (resting orders priced against them). */
+  const watched: boolean[] = []
+
+  function known(request: ReplayRequest): void {
+    if (requests[request.id] !== undefined) return
+    requests[request.id] = request
+    watched[request.id] = false
+    const key = pairKeyOf(pairOfRequest(request))
+    const group = pairs.get(key)
+    if (group) {
+      group.push(request)
+      group.sort((a, b) => (a.request.amount < b.request.amount ? -1 : a.request.amount > b.request.amount ? 1 : 0))
+    } else {
+      pairs.set(key, [request])
+    }
+  }
+
+  function quoteOf(id: number): BookQuote | undefined {
+    const block = blocks[id]
+    if (block === undefined) return undefined
+    const index = indexes[id] as number
+    const request = requests[id] as ReplayRequest
+    const time = block.time(index)
+    if (time > clock.now()) throw new LookAheadError(time, clock.now())
+    return { request, time, srcAmount: block.srcAmount(index), destAmount: block.destAmount(index), block, index }
+  }
+
+  return {
+    /** Records quote `index` of `block` as its request's latest; the caller has set the clock to its time. */
+    update(block: QuoteBlock, index: number): number {
+      const request = block.request(index)
+      const id = request.id
+      if (requests[id] === undefined) known(request)
+      blocks[id] = block
+      indexes[id] = index
+      return id
+    },
+    isWatched: (id: number): boolean => watched[id] === true,
+    /** Marks the requests of a pair as watched (their updates are reported by the replay to whoever asked). */
+    watch(pair: BookPair): void {
+      for (const request of pairs.get(pairKeyOf(pair)) ?? []) watched[request.id] = true
+    },
+    unwatchAll(): void {
+      watched.fill(false)
+    },
+    request: (id: number): ReplayRequest | undefined => requests[id],
+    /** The latest quote of one request, refused if stamped after the clock. */
+    latest: (id: number): BookQuote | undefined => quoteOf(id),
+    /**
+     * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock.
+     */
+    quotesOf(pair: BookPair): BookQuote[] {
+      const quotes: BookQuote[] = []
+      for (const request of pairs.get(pairKeyOf(pair)) ?? []) {
+        const quote = quoteOf(request.id)
+        if (quote) quotes.push(quote)
+      }
+      return quotes
+    },
+    /** Every request seen so far. */
+    requests: (): readonly ReplayRequest[] => requests.filter((request) => request !== undefined),
+  }
+}
+
+export type ReplayBook = ReturnType<typeof createReplayBook>
+
+/** A quote of `amount` on a pair: the recorded size closest to it (by ratio), scaled to it. */
+export type ScaledQuote = {
+  pair: BookPair
+  /** The recorded quote it comes from. */
+  from: BookQuote
+  amount: bigint
+  srcAmount: bigint
+  destAmount: bigint
+}
+
+/**
+ * Prices any amount from the pair's latest recorded quotes: the recorded size nearest to `amount` (by ratio, so 900
+ * is nearer 1,000 than 100), its amounts scaled linearly and rounded against the trader (received down, paid up).
+ * Returns undefined when the pair has no quote at or before the clock, or when the nearest one is older than maxAgeMs.
+ */
+export function priceFromBook(book: ReplayBook, pair: BookPair, amount: bigint, now: number, maxAgeMs: number): ScaledQuote | undefined {
+  let best: BookQuote | undefined
+  let bestDistance = Number.POSITIVE_INFINITY
+  for (const quote of book.quotesOf(pair)) {
+    if (now - quote.time > maxAgeMs) continue
+    const recorded = quote.request.request.amount
+    if (recorded === 0n) continue
+    const distance = Math.abs(Math.log(Number(amount) / Number(recorded)))
+    if (distance < bestDistance) {
+      best = quote
+      bestDistance = distance
+    }
+  }
+  if (!best) return undefined
+  const recorded = best.request.request.amount
+  if (pair.side === 'SELL') {
+    return { pair, from: best, amount, srcAmount: amount, destAmount: (best.destAmount * amount) / recorded }
+  }
+  return { pair, from: best, amount, srcAmount: ceilDiv(best.srcAmount * amount, recorded), destAmount: amount }
+}
+
+export function ceilDiv(numerator: bigint, denominator: bigint): bigint {
+  return numerator === 0n ? 0n : (numerator - 1n) / denominator + 1n
+}

@@ -1,0 +1,507 @@
+import { type Address, keccak256, stringToHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { DeploymentContracts } from '../chain/deployment.js'
+import { loadStrategyDefinitions } from '../cli/bot-session.js'
+import type { ConfigDocument } from '../config/load-config.js'
+import { BaseError } from '../errors/base.js'
+import { createExecutor, type ExecutionOutcome } from '../exec/executor/executor.js'
+import { createExecutorContext, type ExecutorContext } from '../exec/executor/executor-context.js'
+import type { Intent } from '../exec/intents/intent-schema.js'
+import { type Quote, quoteRequestKey } from '../feed/quote.js'
+import { openJournal } from '../journal/journal.js'
+import { createLogger, type Logger } from '../log/logger.js'
+import { deltaAddress, deltaChainIds, marketRouterAddress, rfqAddresses } from '../protocol/addresses.js'
+import { createOrderEventTracker, type StrategyOrderEvent } from '../runtime/order-event-tracker.js'
+import { createRandom } from '../sandbox/venue/random.js'
+import type { StrategyStateStore } from '../strategy/buffered-state.js'
+import { frozenQuote } from '../strategy/frozen-copy.js'
+import { createSafeStrategy, type SafeStrategy, type StrategyRun } from '../strategy/safe-strategy.js'
+import { ManualClock } from '../time/clock.js'
+import type { QuoteBlock, QuoteReplaySource, ReplayRequest } from './quote-blocks.js'
+import { type BookPair, createReplayBook, pairKeyOf, priceFromBook } from './replay-book.js'
+import { answerOfScaled, createSimulatedApi } from './simulated-api.js'
+import { createSimulatedVenue, type SimulatedVenue } from './simulated-venue.js'
+import { createValuation, pairOf, type Valuation } from './valuation.js'
+
+export type BacktestProgress = { now: number; from: number; to: number; quotes: number }
+
+export type RunBacktestParameters = {
+  document: ConfigDocument
+  source: QuoteReplaySource
+  /** Clock ms; quotes before are skipped. Default: the first quote. */
+  from?: number | undefined
+  /** Clock ms, exclusive. Default: after the last quote. */
+  to?: number | undefined
+  logger?: Logger | undefined
+  /** Called about every 64k quotes with where the replay is. */
+  onProgress?: ((progress: BacktestProgress) => void) | undefined
+}
+
+/** What a backtest run leaves: the journal's contents and the venue's record, for the results. */
+export type BacktestRun = {
+  from: number
+  to: number
+  quotes: number
+  venue: SimulatedVenue
+  valuation: Valuation
+  strategies: readonly SafeStrategy[]
+  /** Orders by status per strategy, from the journal. */
+  ordersByStrategy: Record<string, Record<string, number>>
+  intents: { accepted: number; refused: number; failed: number; done: number }
+  warnings: string[]
+  account: Address
+  /** Decimals of a token seen in the quotes, by `"chainId:token"` (lowercase). */
+  decimalsOf: (tokenKey: string) => number | undefined
+}
+
+/** A backtest that cannot run (no quotes in the range, a strategy's token absent from the quote set). */
+export class BacktestError extends BaseError {
+  override name = 'BacktestError' as const
+  constructor(message: string, options: { details?: Record<string, unknown>; hint?: string } = {}) {
+    super(message, { ...options, errorClass: 'operational' })
+  }
+}
+
+/** A wallet no one holds: a backtest signs nothing, the executor only needs an address. */
+const backtestAccount = privateKeyToAccount(keccak256(stringToHex('deltaflow backtest wallet')))
+
+/** The production deployment of every Delta chain, so the executor sees the modes a chain really has. */
+function productionContracts(): DeploymentContracts {
+  const chains = new Set([...deltaChainIds, ...Object.keys(rfqAddresses).map(Number)])
+  return Object.fromEntries(
+    [...chains].map((chainId) => [
+      chainId,
+      {
+        augustusV6_2: marketRouterAddress,
+        ...(deltaChainIds.includes(chainId) ? { delta: deltaAddress } : {}),
+        ...(rfqAddresses[chainId] ? { augustusRFQ: rfqAddresses[chainId] } : {}),
+      },
+    ]),
+  )
+}
+
+/** Strategy state kept in memory (a backtest has no restart to survive): JSON in, fresh JSON out, as the journal does. */
+function memoryStateStore(): StrategyStateStore {
+  const values = new Map<string, string>()
+  const key = (strategy: string, name: string) => `${strategy}\u0000${name}`
+  return {
+    getStrategyState: (strategy, name) => {
+      const text = values.get(key(strategy, name))
+      return text === undefined ? undefined : JSON.parse(text)
+    },
+    setStrategyState: (strategy, name, value) => {
+      values.set(key(strategy, name), JSON.stringify(value))
+    },
+    deleteStrategyState: (strategy, name) => values.delete(key(strategy, name)),
+  }
+}
+
+/**
+ * Replays recorded quotes through the configured strategies, the executor's own logic (intent validation, risk limits,
+ * pricing, mode choice) and a simulated venue, on a manual clock that moves to each quote's time: a quote is visible
+ * (to the strategies, the executor's pricing and the fill model) only once the clock has reached it. Between quotes,
+ * whatever falls due runs at its own time, in time order: the venue's settlements, TWAP slices, bridges and deadlines,
+ * the strategies' timers, and the reconciliation ticks at which the strategies hear of their orders and balances
+ * (every `reconcile.intervalMs`, as live). Intents run one at a time, each to its end, before the replay goes on.
+ */
+export async function runBacktest({
+  document,
+  source,
+  from,
+  to,
+  logger: parentLogger,
+  onProgress,
+}: RunBacktestParameters): Promise<BacktestRun> {
+  const { config } = document
+  const settings = config.backtest
+  const logger = (parentLogger ?? createLogger({ level: 'silent' })).child({ unit: 'backtest' })
+  const start = from ?? (await firstQuoteTime(source))
+  if (start === undefined) throw new BacktestError(`${source.file} holds no quotes${from === undefined ? '' : ' in the range'}`)
+  const clock = new ManualClock(start)
+  const journal = openJournal({ file: ':memory:', clock })
+  const book = createReplayBook(clock)
+  const maxQuoteAgeMs = settings.fillModel.maxQuoteAgeSeconds * 1000
+  const fallbacks = new Set<string>()
+  const api = createSimulatedApi({
+    book,
+    clock,
+    maxQuoteAgeMs,
+    onFallback: (asked, used) =>
+      fallbacks.add(
+        `${asked.source} prices of ${asked.srcToken} → ${asked.destToken} (${asked.side}, chain ${asked.chainId}) came from ${used} quotes: the recording has none of their own`,
+      ),
+  })
+  const balances = new Map(Object.entries(settings.balances).map(([key, amount]) => [key.toLowerCase(), BigInt(amount)]))
+  const venue = createSimulatedVenue({
+    book,
+    clock,
+    journal,
+    model: settings.fillModel,
+    random: createRandom(settings.seed),
+    balances,
+    account: backtestAccount.address,
+  })
+  const decimals = new Map<string, number>()
+  const { killSwitch: _killSwitch, ...limits } = config.risk
+  const context: ExecutorContext = {
+    ...createExecutorContext({
+      api,
+      chains: new Map(),
+      contracts: productionContracts(),
+      account: backtestAccount,
+      journal,
+      clock,
+      logger,
+      limits,
+      settings: {
+        preference: { mode: config.executor.preferMode, marginBps: config.executor.preferMarginBps },
+        permitPreference: config.executor.permitPreference,
+        approvalPolicy: config.executor.approvalPolicy,
+        deltaValiditySeconds: config.executor.deltaValiditySeconds,
+        marketValiditySeconds: config.executor.marketValiditySeconds,
+      },
+    }),
+    decimalsOf: async (chainId, token) => {
+      const known = decimals.get(`${chainId}:${token.toLowerCase()}`)
+      if (known === undefined) {
+        throw new BacktestError(
+          `token ${token} on chain ${chainId} has no quote in ${source.file} up to now, so its decimals are unknown`,
+          {
+            hint: 'Record or build quotes of every token the strategies trade.',
+          },
+        )
+      }
+      return known
+    },
+  }
+  const executor = createExecutor(context, venue.placement)
+  const store = memoryStateStore()
+  const definitions = await loadStrategyDefinitions(document)
+  const strategies = definitions.map(({ entry, definition }) =>
+    createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal: store, logger }),
+  )
+  const tracker = createOrderEventTracker(
+    journal,
+    strategies.map((strategy) => strategy.name),
+  )
+  const headerEnd = Date.parse(String(source.header.meta?.to ?? ''))
+  const valuation = createValuation({
+    book,
+    clock,
+    pair: pairOf(settings.pair, source.header, source.file),
+    from: start,
+    to: to ?? (Number.isFinite(headerEnd) ? headerEnd : undefined),
+    samples: settings.samples,
+    decimalsOf: (key) => decimals.get(key),
+    initial: balances,
+  })
+  const intents = { accepted: 0, refused: 0, failed: 0, done: 0 }
+  const warnings: string[] = []
+  /** Refused and failed intents by strategy and reason (numbers masked), with the first occurrence. */
+  const refusals = new Map<string, { strategy: string; reason: string; status: string; first: number; count: number }>()
+
+  // --- what each strategy is subscribed to, matched to the recorded requests as they first appear ---
+  const subscriptions = strategies.flatMap((strategy) =>
+    strategy.subscriptions.map((request) => ({
+      strategy,
+      request,
+      key: quoteRequestKey(request),
+      pair: {
+        source: request.source === 'delta' ? 'delta' : 'market',
+        chainId: request.chainId,
+        destChainId: request.destChainId ?? request.chainId,
+        srcToken: request.srcToken,
+        destToken: request.destToken,
+        side: request.side,
+      } satisfies BookPair,
+    })),
+  )
+  type Subscription = (typeof subscriptions)[number]
+  type Served = { strategy: SafeStrategy; subscription: Subscription; exact: boolean }
+  /** Per request id: who hears its quotes (null: nobody). Recomputed when a new request appears (rare). */
+  let served: (Served[] | null)[] = []
+  const known: ReplayRequest[] = []
+  const exactKeys = new Set<string>()
+  const scaledKeys = new Set<string>()
+
+  /**
+   * A subscription hears the recorded request of its key; when the quote set has no such size, it hears the nearest
+   * recorded size of its pair (by ratio), scaled to its own amount (and is warned about).
+   */
+  function discover(request: ReplayRequest): void {
+    known.push(request)
+    const { chainId, srcToken, destToken } = request.request
+    decimals.set(`${chainId}:${srcToken.toLowerCase()}`, request.srcDecimals)
+    decimals.set(`${request.request.destChainId ?? chainId}:${destToken.toLowerCase()}`, request.destDecimals)
+    const keys = new Set(known.map((item) => item.key))
+    const next: (Served[] | null)[] = []
+    for (const item of known) next[item.id] = null
+    for (const subscription of subscriptions) {
+      let target: ReplayRequest | undefined
+      const exact = keys.has(subscription.key)
+      if (exact) {
+        target = known.find((item) => item.key === subscription.key)
+        exactKeys.add(subscription.key)
+      } else {
+        const pairKey = pairKeyOf(subscription.pair)
+        let best = Number.POSITIVE_INFINITY
+        for (const item of known) {
+          if (pairKeyOf(pairOfReplay(item)) !== pairKey || item.request.amount === 0n) continue
+          const distance = Math.abs(Math.log(Number(subscription.request.amount) / Number(item.request.amount)))
+          if (distance < best) {
+            best = distance
+            target = item
+          }
+        }
+      }
+      if (!target) continue
+      next[target.id] = [...(next[target.id] ?? []), { strategy: subscription.strategy, subscription, exact }]
+    }
+    served = next
+  }
+
+  function scaledQuote(block: QuoteBlock, index: number, subscription: Subscription): Quote | undefined {
+    scaledKeys.add(subscription.key)
+    const scaled = priceFromBook(book, subscription.pair, subscription.request.amount, clock.now(), maxQuoteAgeMs)
+    if (!scaled) return undefined
+    let answer: Quote['answer'] | undefined
+    return {
+      request: subscription.request,
+      key: subscription.key,
+      srcAmount: scaled.srcAmount,
+      destAmount: scaled.destAmount,
+      requestedAt: block.requestedAt(index),
+      receivedAt: block.time(index),
+      get answer() {
+        answer ??= answerOfScaled(scaled)
+        return answer
+      },
+    }
+  }
+
+  // --- running strategy handlers and their intents, one at a time ---
+  let journalChanged = false
+  async function handle(strategy: SafeStrategy, call: () => Promise<StrategyRun>): Promise<void> {
+    const run = await call()
+    if (run.outcome !== 'handled') return
+    for (const intent of run.intents) await execute(strategy, intent)
+  }
+
+  async function execute(strategy: SafeStrategy, intent: Intent): Promise<void> {
+    let outcome: ExecutionOutcome
+    try {
+      outcome = await executor.execute(intent)
+    } catch (error) {
+      logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
+      intents.failed += 1
+      return
+    }
+    journalChanged = true
+    intents[outcome.status] += 1
+    if (outcome.status === 'refused' || outcome.status === 'failed') {
+      const reason = `${outcome.status}: ${(outcome.reason ?? 'no reason').replace(/\d{4,}/g, 'N')}`
+      const key = `${intent.strategy}\u0000${reason.slice(0, 160)}`
+      const seen = refusals.get(key)
+      if (seen) seen.count += 1
+      else
+        refusals.set(key, {
+          strategy: intent.strategy,
+          reason: outcome.reason ?? 'no reason',
+          status: outcome.status,
+          first: clock.now(),
+          count: 1,
+        })
+    }
+    await handle(strategy, () =>
+      strategy.handleIntentResult({
+        intentId: intent.id,
+        kind: intent.kind,
+        status: outcome.status,
+        reason: outcome.reason ?? null,
+        orderId: outcome.order?.id ?? null,
+      }),
+    )
+  }
+
+  async function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): Promise<void> {
+    const strategy = strategies.find((candidate) => candidate.name === name)
+    if (!strategy) return
+    if (item.type === 'orderUpdate') await handle(strategy, () => strategy.handleOrderUpdate(item.event))
+    else if (item.type === 'fill') await handle(strategy, () => strategy.handleFill(item.event))
+    else await handle(strategy, () => strategy.handleRefund(item.event))
+    acknowledge()
+  }
+
+  /**
+   * A reconciliation tick, as live: what the venue journaled since the last one reaches the strategies, then the
+   * watched balances (every tick, changed or not: a strategy may plan from them at any time).
+   */
+  const watchingBalances = strategies.some((strategy) => strategy.balances.length > 0)
+  async function reconcileTick(): Promise<void> {
+    const changed = venue.takeChanged() || journalChanged
+    journalChanged = false
+    if (changed) {
+      for (let pass = 0; pass < 16; pass++) {
+        const events = tracker.collect()
+        if (events.length === 0) break
+        for (const event of events) await deliver(event)
+      }
+    }
+    if (watchingBalances) await deliverBalances()
+  }
+
+  async function deliverBalances(): Promise<void> {
+    for (const strategy of strategies) {
+      if (strategy.balances.length === 0) continue
+      const own = strategy.balances.map((request) => ({ ...request, amount: venue.balanceOf(request.chainId, request.token) }))
+      await handle(strategy, () => strategy.handleBalances({ now: clock.now(), balances: own }))
+    }
+  }
+
+  // --- time: everything due up to a quote's time runs at its own time, in order ---
+  const reconcileMs = config.reconcile.intervalMs
+  let nextReconcile = start + reconcileMs
+  const timers = strategies.flatMap((strategy) => strategy.timers.map((intervalMs) => ({ strategy, intervalMs, due: start + intervalMs })))
+
+  /**
+   * The next reconciliation tick with work to do: the grid stays start + k × interval, but ticks with nothing to
+   * deliver (no journal change, no watched balances) are passed over without running.
+   */
+  function nextReconcileAt(): number {
+    if (!(watchingBalances || journalChanged || venue.hasChanged())) return Number.POSITIVE_INFINITY
+    const now = clock.now()
+    if (nextReconcile < now) nextReconcile += Math.ceil((now - nextReconcile) / reconcileMs) * reconcileMs
+    return nextReconcile
+  }
+
+  async function advanceTo(time: number): Promise<void> {
+    for (;;) {
+      let next = Math.min(nextReconcileAt(), valuation.nextSampleAt())
+      const venueNext = venue.nextEventAt()
+      if (venueNext !== undefined && venueNext < next) next = venueNext
+      for (const timer of timers) if (timer.due < next) next = timer.due
+      if (next > time) break
+      if (next > clock.now()) clock.set(next)
+      if (venueNext !== undefined && venueNext <= next) venue.runDue()
+      for (const timer of timers) {
+        if (timer.due > next) continue
+        while (timer.due <= next) timer.due += timer.intervalMs
+        await handle(timer.strategy, () => timer.strategy.handleTimer(timer.intervalMs))
+      }
+      if (nextReconcileAt() <= next) {
+        while (nextReconcile <= next) nextReconcile += reconcileMs
+        await reconcileTick()
+      }
+      if (valuation.nextSampleAt() <= next) valuation.sample(venue)
+    }
+    if (time > clock.now()) clock.set(time)
+  }
+
+  // --- the replay ---
+  async function deliverQuote(block: QuoteBlock, index: number, subscribers: readonly Served[]): Promise<void> {
+    for (const { strategy, subscription, exact } of subscribers) {
+      const quote = exact ? (frozenQuote(block.quote(index)) as Quote) : scaledQuote(block, index, subscription)
+      if (quote) await handle(strategy, () => strategy.handleQuote(quote))
+    }
+  }
+
+  // Strategies start once the first instant's quotes are in the book, so that what they ask for at start can be
+  // priced; those quotes reach them right after their start.
+  let started = false
+  const opening: { block: QuoteBlock; index: number; subscribers: Served[] }[] = []
+  async function startStrategies(): Promise<void> {
+    started = true
+    for (const strategy of strategies) await handle(strategy, () => strategy.start())
+    await deliverBalances()
+    for (const { block, index, subscribers } of opening.splice(0)) await deliverQuote(block, index, subscribers)
+  }
+
+  let quotes = 0
+  let last = start
+  let end = to
+  // With --from, the quotes of the last maxQuoteAgeSeconds before it fill the book first (not heard by anyone):
+  // the market as it stood when the run starts.
+  for await (const block of source.blocks({ from: from === undefined ? start : start - maxQuoteAgeMs, to })) {
+    const length = block.length
+    for (let index = 0; index < length; index++) {
+      const time = block.time(index)
+      if (time < start) {
+        const id = book.update(block, index)
+        if (served[id] === undefined) discover(block.request(index))
+        continue
+      }
+      if (time > clock.now()) {
+        if (!started) await startStrategies()
+        await advanceTo(time)
+      }
+      const id = book.update(block, index)
+      if (book.isWatched(id)) venue.quoted(id)
+      if (served[id] === undefined) discover(block.request(index))
+      const subscribers = served[id]
+      if (subscribers === null || subscribers === undefined) continue
+      if (started) await deliverQuote(block, index, subscribers)
+      else opening.push({ block, index, subscribers })
+    }
+    quotes += length
+    last = clock.now()
+    if (onProgress && (quotes & 0xffff) < length) onProgress({ now: last, from: start, to: end ?? last, quotes })
+  }
+  if (!started) await startStrategies()
+  end = end ?? last + 1
+  await advanceTo(end - 1)
+  venue.runDue()
+  await reconcileTick()
+  for (const strategy of strategies) await handle(strategy, () => strategy.stop())
+  journalChanged = true
+  await reconcileTick()
+  valuation.sample(venue)
+
+  if (quotes === 0)
+    throw new BacktestError(`${source.file} holds no quotes between ${new Date(start).toISOString()} and ${new Date(end).toISOString()}`)
+  for (const subscription of subscriptions) {
+    if (!exactKeys.has(subscription.key) && !scaledKeys.has(subscription.key)) {
+      warnings.push(
+        `${subscription.strategy.name} subscribes to ${subscription.key}, which the quote set never prices: it heard no quote of it`,
+      )
+    }
+  }
+  for (const key of scaledKeys)
+    if (!exactKeys.has(key)) warnings.push(`quotes of ${key} were scaled from the nearest recorded size (the quote set lacks that size)`)
+  for (const { strategy, reason, status, first, count } of refusals.values()) {
+    warnings.push(
+      `${strategy}: ${count} intent${count === 1 ? ' was' : 's were'} ${status}, first at ${new Date(first).toISOString()}: ${reason}`,
+    )
+  }
+  if (venue.openOrders() > 0) warnings.push(`${venue.openOrders()} orders were still open when the quotes ended`)
+
+  const ordersByStrategy: Record<string, Record<string, number>> = {}
+  for (const strategy of strategies) {
+    const counts: Record<string, number> = {}
+    for (const order of journal.listOrders({ strategy: strategy.name })) counts[order.status] = (counts[order.status] ?? 0) + 1
+    ordersByStrategy[strategy.name] = counts
+  }
+  journal.close()
+  return {
+    from: start,
+    to: end,
+    quotes,
+    venue,
+    valuation,
+    strategies,
+    ordersByStrategy,
+    intents,
+    warnings,
+    account: backtestAccount.address,
+    decimalsOf: (key) => decimals.get(key),
+  }
+}
+
+function pairOfReplay(item: ReplayRequest): BookPair {
+  const { source, chainId, destChainId, srcToken, destToken, side } = item.request
+  return { source: source === 'delta' ? 'delta' : 'market', chainId, destChainId: destChainId ?? chainId, srcToken, destToken, side }
+}
+
+async function firstQuoteTime(source: QuoteReplaySource): Promise<number | undefined> {
+  for await (const block of source.blocks()) if (block.length > 0) return block.time(0)
+  return undefined
+}

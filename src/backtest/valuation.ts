@@ -1,0 +1,179 @@
+import type { RecordedQuotesHeader } from '../feed/recorded-quote.js'
+import type { Clock } from '../time/clock.js'
+import type { ReplayRequest } from './quote-blocks.js'
+import type { ReplayBook } from './replay-book.js'
+import { BacktestQuoteError } from './simulated-api.js'
+
+export type PairTokens = { base: { symbol: string; tokens: string[] }; quote: { symbol: string; tokens: string[] } }
+
+export type ValuationSample = { t: number; equity: number; hold: number; price: number }
+
+type Wallet = { balances: () => ReadonlyMap<string, bigint>; inTransit: () => ReadonlyMap<string, bigint>; gasUsd: () => number }
+
+export type Valuation = ReturnType<typeof createValuation>
+
+/**
+ * The pair results are valued in, from the config or else from the quote set's header (`base` and `quote` as
+ * "SYMBOL 0xaddress" on `chainId`, plus `bridgeChainId` / `bridgeToken` when it holds crosschain quotes of the quote token).
+ */
+export function pairOf(configured: PairTokens | undefined, header: RecordedQuotesHeader, file: string): PairTokens {
+  if (configured) return { base: lower(configured.base), quote: lower(configured.quote) }
+  const meta = header.meta ?? {}
+  const parse = (value: unknown) => (typeof value === 'string' ? /^(\S+)\s+(0x[0-9a-fA-F]{40})$/.exec(value) : null)
+  const base = parse(meta.base)
+  const quote = parse(meta.quote)
+  const chainId = Number(meta.chainId)
+  if (!base || !quote || !Number.isInteger(chainId)) {
+    throw new BacktestQuoteError(
+      `${file}: the header does not name the pair (meta.base, meta.quote, meta.chainId); set backtest.pair in the config, e.g. base: { symbol: WETH, tokens: ["1:0xC02a…"] }`,
+    )
+  }
+  const quoteTokens = [`${chainId}:${(quote[2] as string).toLowerCase()}`]
+  const bridgeChain = Number(meta.bridgeChainId)
+  const bridgeToken = parse(meta.bridgeToken)
+  if (Number.isInteger(bridgeChain) && bridgeToken) quoteTokens.push(`${bridgeChain}:${(bridgeToken[2] as string).toLowerCase()}`)
+  return {
+    base: { symbol: base[1] as string, tokens: [`${chainId}:${(base[2] as string).toLowerCase()}`] },
+    quote: { symbol: quote[1] as string, tokens: quoteTokens },
+  }
+}
+
+function lower(token: { symbol: string; tokens: string[] }) {
+  return { symbol: token.symbol, tokens: token.tokens.map((item) => item.toLowerCase()) }
+}
+
+/**
+ * Values the wallet in the pair's quote token at the replay's mid price (the mean of the latest quotes of the pair in
+ * both directions, the smallest recorded size, Market first), and samples equity, holding and price at regular clock
+ * intervals: at most twice `samples` points whatever the number of quotes.
+ */
+export function createValuation({
+  book,
+  clock,
+  pair,
+  from,
+  to,
+  samples,
+  decimalsOf,
+  initial,
+}: {
+  book: ReplayBook
+  clock: Clock
+  pair: PairTokens
+  from: number
+  to: number | undefined
+  samples: number
+  decimalsOf: (tokenKey: string) => number | undefined
+  /** The wallet at the start: what holding means. */
+  initial: ReadonlyMap<string, bigint>
+}) {
+  const baseTokens = new Set(pair.base.tokens)
+  const quoteTokens = new Set(pair.quote.tokens)
+  const points: ValuationSample[] = []
+  // Without a known end, sampling starts every minute and halves its points (doubling the step) whenever they reach
+  // twice `samples`: memory stays bounded whatever the length of the replay.
+  let step = to === undefined ? 60_000 : Math.max(1, Math.floor((to - from) / samples))
+  let nextSample = from
+  const startBalances = new Map(initial)
+  let weighted = 0
+  let weightedMs = 0
+  let lastPrice: number | undefined
+  let lastPriceAt = from
+  let references: ReplayRequest[] | undefined
+  const unvalued = new Set<string>()
+
+  function referenceRequests(): ReplayRequest[] {
+    if (references && references.length > 0) return references
+    const candidates = book.requests().filter((request) => {
+      const src = `${request.request.chainId}:${request.request.srcToken.toLowerCase()}`
+      const dest = `${request.request.destChainId ?? request.request.chainId}:${request.request.destToken.toLowerCase()}`
+      return (baseTokens.has(src) && quoteTokens.has(dest)) || (quoteTokens.has(src) && baseTokens.has(dest))
+    })
+    const rank = (request: ReplayRequest) => (request.request.source === 'market' ? 0 : 1)
+    candidates.sort((a, b) => rank(a) - rank(b) || (a.request.amount < b.request.amount ? -1 : 1))
+    const pick: ReplayRequest[] = []
+    for (const direction of [true, false]) {
+      const found = candidates.find(
+        (request) => baseTokens.has(`${request.request.chainId}:${request.request.srcToken.toLowerCase()}`) === direction,
+      )
+      if (found) pick.push(found)
+    }
+    references = pick
+    return pick
+  }
+
+  /** Quote per base at the clock, or undefined before the pair's first quote. */
+  function price(): number | undefined {
+    const values: number[] = []
+    for (const request of referenceRequests()) {
+      const quote = book.latest(request.id)
+      if (!quote) continue
+      const src = Number(quote.srcAmount) / 10 ** request.srcDecimals
+      const dest = Number(quote.destAmount) / 10 ** request.destDecimals
+      if (!(src > 0 && dest > 0)) continue
+      const baseIsSrc = baseTokens.has(`${request.request.chainId}:${request.request.srcToken.toLowerCase()}`)
+      values.push(baseIsSrc ? dest / src : src / dest)
+    }
+    if (values.length === 0) return lastPrice
+    return values.reduce((sum, value) => sum + value, 0) / values.length
+  }
+
+  function worthOf(balances: ReadonlyMap<string, bigint>, at: number): { value: number; base: number; quote: number } {
+    let base = 0
+    let quote = 0
+    for (const [key, amount] of balances) {
+      const decimals = decimalsOf(key)
+      if (amount === 0n) continue
+      if (decimals === undefined) {
+        unvalued.add(key)
+        continue
+      }
+      const whole = Number(amount) / 10 ** decimals
+      if (baseTokens.has(key)) base += whole
+      else if (quoteTokens.has(key)) quote += whole
+      else unvalued.add(key)
+    }
+    return { value: quote + base * at, base, quote }
+  }
+
+  return {
+    pair,
+    nextSampleAt: (): number => nextSample,
+    /** Call after the clock moved: keeps the time-weighted price and, when due, a point of each curve. */
+    sample(wallet: Wallet): void {
+      const now = clock.now()
+      const current = price()
+      if (current !== undefined) {
+        if (lastPrice !== undefined) {
+          weighted += lastPrice * (now - lastPriceAt)
+          weightedMs += now - lastPriceAt
+        }
+        lastPrice = current
+        lastPriceAt = now
+      }
+      while (nextSample <= now) nextSample += step
+      if (current === undefined) return
+      if (points.length >= 2 * samples) {
+        let kept = 0
+        for (let index = 0; index < points.length; index += 2) points[kept++] = points[index] as ValuationSample
+        points.length = kept
+        step *= 2
+        nextSample = now + step
+      }
+      points.push({
+        t: now,
+        equity: worthOf(wallet.balances(), current).value + worthOf(wallet.inTransit(), current).value - wallet.gasUsd(),
+        hold: worthOf(startBalances, current).value,
+        price: current,
+      })
+    },
+    price,
+    points: (): readonly ValuationSample[] => points,
+    averagePrice: (): number | null => (weightedMs > 0 ? weighted / weightedMs : (lastPrice ?? null)),
+    holdings: (balances: ReadonlyMap<string, bigint>, at: number) => worthOf(balances, at),
+    startBalances: (): ReadonlyMap<string, bigint> => startBalances,
+    isBase: (key: string) => baseTokens.has(key.toLowerCase()),
+    isQuote: (key: string) => quoteTokens.has(key.toLowerCase()),
+    unvalued: (): readonly string[] => [...unvalued],
+  }
+}

@@ -1,0 +1,177 @@
+import { writeFileSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
+import { SingleBar } from 'cli-progress'
+import { type Command, InvalidArgumentError } from 'commander'
+import type { BacktestResult } from '../backtest/backtest-result.js'
+import { backtestResultOf } from '../backtest/backtest-results.js'
+import { openQuoteReplay } from '../backtest/quote-blocks.js'
+import { renderBacktestReport } from '../backtest/render-report.js'
+import { runBacktest } from '../backtest/run-backtest.js'
+import { formatSweepTable, type SweepRow } from '../backtest/sweep-table.js'
+import { loadConfigDocument } from '../config/load-config.js'
+import { createLogger } from '../log/logger.js'
+import { reportCommandError } from './command-errors.js'
+
+type BacktestOptions = {
+  quotes: string
+  from?: number
+  to?: number
+  json?: boolean
+  report?: string
+  out?: string
+  set: string[]
+  seed?: number
+  progress?: boolean
+}
+
+/** One `--set path=a,b,c`: the values a sweep tries for one path. */
+export type SweepParameter = { path: string; values: string[] }
+
+export function registerBacktestCommand(program: Command): void {
+  program
+    .command('backtest')
+    .description("replay recorded quotes through a config's strategies, the executor's own checks and a simulated venue")
+    .argument('<config>', 'YAML configuration (strategies, risk, executor, and its backtest section)')
+    .requiredOption('--quotes <file>', 'recorded quotes: .jsonl, .jsonl.gz or a packed .sqlite store')
+    .option('--from <time>', 'start at this time (ISO 8601 or unix ms; default: the first quote)', parseTime)
+    .option('--to <time>', 'stop before this time (default: after the last quote)', parseTime)
+    .option('--json', 'print the summary as one JSON document (a sweep: one line per combination)')
+    .option('--report <file>', 'write the HTML report (a sweep: of the best combination, with the sweep table)')
+    .option('--out <file>', 'write the whole result (series and fills included) as JSON')
+    .option('--set <path=values>', 'override a config value; comma-separated values make a sweep (repeatable)', collect, [])
+    .option('--seed <n>', "the fill model's seed (default: backtest.seed of the config)", parseSeed)
+    .option('--no-progress', 'no progress bar even on a terminal')
+    .action(async (file: string, options: BacktestOptions) => {
+      await backtest(file, options).catch((error: unknown) => reportCommandError(error, options.json))
+    })
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value]
+}
+
+function parseTime(value: string): number {
+  const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
+  if (!Number.isFinite(time)) throw new InvalidArgumentError(`expected an ISO 8601 time or unix milliseconds, received "${value}"`)
+  return time
+}
+
+function parseSeed(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, received "${value}"`)
+  return Number(value)
+}
+
+/** `path=a,b,c` → the path and its values; refuses a setting without `=` or without a value. */
+export function parseSweepParameter(text: string): SweepParameter {
+  const at = text.indexOf('=')
+  const path = at < 0 ? '' : text.slice(0, at).trim()
+  const values =
+    at < 0
+      ? []
+      : text
+          .slice(at + 1)
+          .split(',')
+          .map((value) => value.trim())
+  if (path === '' || values.length === 0 || values.some((value) => value === '')) {
+    throw new InvalidArgumentError(
+      `--set expects path=value or path=a,b,c (e.g. strategies.0.config.slicesPerOrder=4,8), received "${text}"`,
+    )
+  }
+  return { path, values }
+}
+
+/** Every combination of the sweep's values, the first parameter varying slowest. */
+export function sweepCombinations(parameters: readonly SweepParameter[]): { path: string; value: string }[][] {
+  let combinations: { path: string; value: string }[][] = [[]]
+  for (const parameter of parameters) {
+    combinations = combinations.flatMap((combination) => parameter.values.map((value) => [...combination, { path: parameter.path, value }]))
+  }
+  return combinations
+}
+
+async function backtest(file: string, options: BacktestOptions): Promise<void> {
+  const logger = createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn', pretty: process.stderr.isTTY === true })
+  const parameters = options.set.map(parseSweepParameter)
+  const combinations = sweepCombinations(parameters)
+  const source = await openQuoteReplay(options.quotes)
+  const sweeping = combinations.length > 1
+  const rows: { parameters: Record<string, string | number | boolean>; result: BacktestResult }[] = []
+  for (const combination of combinations) {
+    const seedSet = options.seed === undefined ? [] : [{ path: 'backtest.seed', value: String(options.seed) }]
+    const document = loadConfigDocument(file, { set: [...combination, ...seedSet] })
+    const bar =
+      options.progress !== false && process.stderr.isTTY === true
+        ? new SingleBar({ stream: process.stderr, format: progressFormat(combination) })
+        : undefined
+    bar?.start(1000, 0, { quotes: 0 })
+    const run = await runBacktest({
+      document,
+      source,
+      from: options.from,
+      to: options.to,
+      logger,
+      onProgress: bar
+        ? ({ now, from, to, quotes }) => bar.update(Math.min(1000, Math.floor(((now - from) / Math.max(1, to - from)) * 1000)), { quotes })
+        : undefined,
+    })
+    bar?.update(1000, { quotes: run.quotes })
+    bar?.stop()
+    const result = backtestResultOf(run, { config: resolve(file), quotes: resolve(options.quotes), seed: document.config.backtest.seed })
+    const values = Object.fromEntries(combination.map(({ path, value }) => [path, scalar(value)]))
+    rows.push({ parameters: values, result })
+    if (options.json) {
+      const { series: _series, fills: _fills, ...summary } = result
+      process.stdout.write(`${JSON.stringify(sweeping ? { parameters: values, ...summary } : summary)}\n`)
+    } else {
+      process.stdout.write(`${formatSummary(result, values)}\n`)
+    }
+  }
+  const best = [...rows].sort((a, b) => b.result.summary.pnlVsHold - a.result.summary.pnlVsHold)[0]
+  if (sweeping && !options.json) {
+    const table = formatSweepTable(
+      rows.map((row): SweepRow => ({ parameters: row.parameters, summary: row.result.summary })),
+      { quote: rows[0]?.result.pair.quote },
+    )
+    process.stdout.write(`\n${table.text}\n`)
+  }
+  if (best && options.out) writeFileSync(options.out, `${JSON.stringify(best.result, null, 2)}\n`)
+  if (best && options.report) {
+    const sweep = sweeping ? rows.map((row): SweepRow => ({ parameters: row.parameters, summary: row.result.summary })) : undefined
+    writeFileSync(options.report, renderBacktestReport(best.result, { sweep }))
+    if (!options.json) process.stdout.write(`report: ${options.report}\n`)
+  }
+}
+
+function scalar(value: string): string | number | boolean {
+  if (value === 'true' || value === 'false') return value === 'true'
+  return /^-?\d+(\.\d+)?$/.test(value) && Number.isSafeInteger(Math.trunc(Number(value))) ? Number(value) : value
+}
+
+function progressFormat(combination: readonly { path: string; value: string }[]): string {
+  const label = combination.map(({ path, value }) => `${path.split('.').at(-1)}=${value}`).join(' ')
+  return `${label ? `${label} ` : ''}[{bar}] {percentage}% | {quotes} quotes | {eta_formatted}`
+}
+
+function formatSummary(result: BacktestResult, parameters: Record<string, unknown>): string {
+  const { summary, pair } = result
+  const money = (value: number) => `${value >= 0 ? '' : '-'}${Math.abs(value).toFixed(2)} ${pair.quote}`
+  const lines = [
+    `${Object.keys(parameters).length > 0 ? `${JSON.stringify(parameters)} ` : ''}${basename(result.config)} on ${basename(result.quotes)}: ${new Date(result.from).toISOString()} → ${new Date(result.to).toISOString()}`,
+    `  PnL ${money(summary.pnl)} (holding: ${money(summary.holdEndValue - summary.startValue)}; against holding ${money(summary.pnlVsHold)})`,
+    `  value ${money(summary.startValue)} → ${money(summary.endValue)}; max drawdown ${(summary.maxDrawdown * 100).toFixed(2)} %`,
+    `  trades ${summary.trades}; execution price ${summary.executionPrice?.toFixed(4) ?? '-'} vs average ${summary.averagePrice?.toFixed(4) ?? '-'} ${pair.quote}/${pair.base}`,
+    `  slippage ${summary.slippageBps ? `mean ${summary.slippageBps.mean.toFixed(1)} bps, p95 ${summary.slippageBps.p95.toFixed(1)} bps` : '-'}; fees ${money(summary.fees)}; gas ${money(summary.gas)}; fill rate ${(summary.fillRate * 100).toFixed(1)} %`,
+    `  orders ${
+      Object.entries(summary.ordersByStatus)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(', ') || 'none'
+    }`,
+    ...result.strategies.map(
+      (strategy) =>
+        `  ${strategy.name}: ${strategy.fills} fills, bought ${strategy.bought.toFixed(6)} sold ${strategy.sold.toFixed(6)} ${pair.base}, PnL ${money(strategy.pnl)}${strategy.errors > 0 ? `, ${strategy.errors} errors` : ''}`,
+    ),
+    ...result.warnings.map((warning) => `  warning: ${warning}`),
+    `  trades hash ${result.tradesHash}`,
+  ]
+  return lines.join('\n')
+}

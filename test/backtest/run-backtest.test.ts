@@ -1,0 +1,236 @@
+import { writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { backtestResultOf } from '../../src/backtest/backtest-results.js'
+import type { CandlePair } from '../../src/backtest/candle-quote-model.js'
+import { defaultCandleQuoteModel } from '../../src/backtest/candle-quote-model.js'
+import { openQuoteReplay, type QuoteReplaySource } from '../../src/backtest/quote-blocks.js'
+import { packRecordedQuotes } from '../../src/backtest/quote-store.js'
+import { writeQuotesFromCandles } from '../../src/backtest/quotes-from-candles.js'
+import { createReplayBook, LookAheadError } from '../../src/backtest/replay-book.js'
+import { runBacktest } from '../../src/backtest/run-backtest.js'
+import { loadConfigDocument } from '../../src/config/load-config.js'
+import { ManualClock } from '../../src/time/clock.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
+import { seen } from './fixtures/scripted.js'
+
+const weth = { symbol: 'WETH', address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2' as const, decimals: 18 }
+const usdc = { symbol: 'USDC', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' as const, decimals: 6 }
+const pair: CandlePair = { chainId: 1, base: weth, quote: usdc }
+const scripted = fileURLToPath(new URL('./fixtures/scripted.ts', import.meta.url))
+const strategiesSet = fileURLToPath(new URL('../fixtures/quotes/ethusdt-strategies.jsonl.gz', import.meta.url))
+const configs = fileURLToPath(new URL('../../config/', import.meta.url))
+
+const directory = createTempDirectory('deltaflow-backtest-')
+afterAll(() => directory.cleanup())
+
+/** Start of the synthetic path: ETH at 2000 for six 5-minute candles, then at 2400. */
+const t0 = Date.UTC(2026, 0, 5, 12, 0, 0)
+const jumpAt = t0 + 6 * 300_000
+let jumpQuotes: string
+
+beforeAll(async () => {
+  const rows = ['open_time,open,high,low,close']
+  for (let index = 0; index < 12; index++) {
+    const price = index < 6 ? '2000' : '2400'
+    rows.push(`${t0 + index * 300_000},${price},${price},${price},${price}`)
+  }
+  const csv = directory.path('jump.csv')
+  writeFileSync(csv, `${rows.join('\n')}\n`)
+  jumpQuotes = directory.path('jump.jsonl')
+  await writeQuotesFromCandles({
+    candles: csv,
+    out: jumpQuotes,
+    pair,
+    sizes: [{ token: 'base', amount: 10n ** 18n }],
+    sides: ['SELL', 'BUY'],
+    sources: ['market', 'delta'],
+    model: defaultCandleQuoteModel,
+  })
+})
+
+beforeEach(() => {
+  seen.quotes.length = 0
+  seen.fills.length = 0
+  seen.results.length = 0
+})
+
+let configs_ = 0
+function scriptedConfig(steps: unknown[], extra: Record<string, unknown> = {}): string {
+  const file = directory.path(`scripted-${configs_++}.yaml`)
+  const config = {
+    mode: 'paper',
+    risk: { maxSlippageBps: 500, maxPriceImpactPercent: 10 },
+    backtest: {
+      balances: { [`1:${weth.address}`]: String(2n * 10n ** 18n), [`1:${usdc.address}`]: '5000000000' },
+      ...extra,
+    },
+    strategies: [
+      {
+        name: 'scripted',
+        use: scripted,
+        config: {
+          steps,
+          subscribe: [
+            { source: 'market', chainId: 1, srcToken: weth.address, destToken: usdc.address, amount: String(10n ** 18n), side: 'SELL' },
+          ],
+        },
+      },
+    ],
+  }
+  writeFileSync(file, JSON.stringify(config))
+  return file
+}
+
+const sellWeth = (mode: 'market' | 'delta') => ({
+  kind: 'swap',
+  chainId: 1,
+  srcToken: weth.address,
+  destToken: usdc.address,
+  amount: String(10n ** 18n),
+  side: 'SELL',
+  mode,
+  maxSlippageBps: 100,
+  maxPriceImpactPercent: 5,
+})
+
+async function run(config: string, quotes = jumpQuotes, source?: QuoteReplaySource) {
+  const document = loadConfigDocument(config)
+  const run = await runBacktest({ document, source: source ?? (await openQuoteReplay(quotes)) })
+  return { run, result: backtestResultOf(run, { config, quotes, seed: document.config.backtest.seed }) }
+}
+
+const usdcOf = (raw: bigint) => Number(raw) / 1e6
+
+describe('runBacktest: no look-ahead', () => {
+  it('prices a swap asked for just before a jump at the price before it, and one just after at the new price', async () => {
+    const config = scriptedConfig([
+      { at: jumpAt - 30_000, key: 'before', intent: sellWeth('market') },
+      { at: jumpAt + 30_000, key: 'after', intent: { ...sellWeth('market'), amount: String(10n ** 17n) } },
+    ])
+    const { result } = await run(config)
+    expect(seen.fills).toHaveLength(2)
+    const [before, after] = seen.fills as [(typeof seen.fills)[0], (typeof seen.fills)[0]]
+    expect(before.now).toBeLessThan(jumpAt)
+    expect(usdcOf(before.received)).toBeGreaterThan(1990)
+    expect(usdcOf(before.received)).toBeLessThan(2000)
+    expect(usdcOf(after.received) * 10).toBeGreaterThan(2390)
+    expect(result.fills.map((fill) => fill.side)).toEqual(['SELL', 'SELL'])
+  })
+
+  it('delivers every quote once the clock has reached its time, never earlier', async () => {
+    await run(scriptedConfig([]))
+    expect(seen.quotes.length).toBe(48)
+    for (const quote of seen.quotes) expect(quote.receivedAt).toBeLessThanOrEqual(quote.now)
+    expect(new Set(seen.quotes.map((quote) => quote.receivedAt)).size).toBe(48)
+  })
+
+  it('refuses to show a quote stamped after the clock', async () => {
+    const clock = new ManualClock(t0)
+    const book = createReplayBook(clock)
+    const source = await openQuoteReplay(jumpQuotes)
+    for await (const block of source.blocks({ from: jumpAt })) {
+      const id = book.update(block, 0)
+      expect(() => book.latest(id)).toThrow(LookAheadError)
+      clock.set(block.time(0))
+      expect(book.latest(id)?.time).toBe(jumpAt)
+      break
+    }
+  })
+})
+
+describe('runBacktest: fill model', () => {
+  it('settles a Delta swap after the auction, at the quote of that moment improved by improvementBps', async () => {
+    const config = scriptedConfig([{ at: jumpAt - 10_000, key: 'delta', intent: sellWeth('delta') }], {
+      fillModel: { delta: { auctionSeconds: 60, improvementBps: 10 } },
+    })
+    await run(config)
+    expect(seen.fills).toHaveLength(1)
+    const fill = seen.fills[0] as (typeof seen.fills)[0]
+    // Asked 10 s before the jump, settled 60 s later: after the jump, at its price (the signed minimum allowed it).
+    expect(fill.now).toBeGreaterThanOrEqual(jumpAt)
+    expect(usdcOf(fill.received)).toBeGreaterThan(2400)
+  })
+
+  it('fills a LIMIT order once the quotes cross its price, at the limit', async () => {
+    const limit = {
+      kind: 'limit',
+      chainId: 1,
+      srcToken: weth.address,
+      destToken: usdc.address,
+      srcAmount: String(10n ** 18n),
+      destAmount: '2300000000',
+      validitySeconds: 3600,
+    }
+    await run(scriptedConfig([{ at: t0 + 60_000, key: 'limit', intent: limit }]))
+    expect(seen.fills).toHaveLength(1)
+    const fill = seen.fills[0] as (typeof seen.fills)[0]
+    expect(fill.now).toBeGreaterThanOrEqual(jumpAt)
+    expect(fill.received).toBe(2_300_000_000n)
+  })
+
+  it('charges Market swaps the model slippage and the quoted gas', async () => {
+    const config = scriptedConfig([{ at: t0 + 60_000, key: 'm', intent: sellWeth('market') }], {
+      fillModel: { market: { slippageBps: 20 } },
+    })
+    const { result } = await run(config)
+    const quote = seen.quotes.find((item) => item.now >= t0 + 60_000)
+    const fill = result.fills[0]
+    expect(fill?.mode).toBe('market')
+    expect(fill?.gas).toBeCloseTo(0.3, 6)
+    // 20 bps below the quote heard at the time (the same request).
+    expect(fill?.quoteAmount).toBeCloseTo((usdcOf(quote?.destAmount ?? 0n) * (10_000 - 20)) / 10_000, 4)
+    expect(result.summary.gas).toBeCloseTo(0.3, 6)
+  })
+
+  it('fails an order the wallet cannot pay for, as the venue refuses it', async () => {
+    const config = scriptedConfig([{ at: t0 + 60_000, key: 'big', intent: { ...sellWeth('delta'), amount: String(5n * 10n ** 18n) } }])
+    await run(config)
+    expect(seen.fills).toHaveLength(0)
+    expect(seen.results).toEqual([expect.objectContaining({ status: 'failed', reason: expect.stringContaining('InsufficientBalance') })])
+  })
+})
+
+describe('runBacktest: the built-in strategies and determinism', () => {
+  let store: QuoteReplaySource
+  beforeAll(async () => {
+    const file = directory.path('strategies.sqlite')
+    await packRecordedQuotes({ input: strategiesSet, output: file })
+    store = await openQuoteReplay(file)
+  }, 60_000)
+
+  it('runs the DCA example to its end: every TWAP completes and the budget is spent to the unit', async () => {
+    const { run: done, result } = await run(`${configs}dca.yaml`, strategiesSet, store)
+    expect(result.summary.ordersByStatus).toEqual({ COMPLETED: 24 })
+    const spent = done.venue.fills().reduce((sum, fill) => sum + fill.spent, 0n)
+    expect(spent).toBe(1_000_000_000n)
+    expect(done.venue.balanceOf(1, usdc.address)).toBe(0n)
+    const received = done.venue.fills().reduce((sum, fill) => sum + fill.received, 0n)
+    expect(done.venue.balanceOf(1, weth.address)).toBe(received)
+    expect(result.summary.executionPrice).toBeGreaterThan(1847)
+    expect(result.summary.executionPrice).toBeLessThan(2149)
+  })
+
+  it('gives the same trades, to the hash, from the JSONL recording and from its packed store, run after run', async () => {
+    const first = await run(`${configs}dca.yaml`, strategiesSet, store)
+    const second = await run(`${configs}dca.yaml`, strategiesSet, store)
+    expect(second.result).toEqual(first.result)
+    const jsonl = await run(`${configs}dca.yaml`, strategiesSet)
+    expect(jsonl.result.tradesHash).toBe(first.result.tradesHash)
+  }, 60_000)
+
+  it('repeats bridge failures with the seed, and draws others with another seed', async () => {
+    const hashes = new Map<number, string[]>()
+    for (const seed of [7, 7, 8]) {
+      const config = directory.path(`rebalancer-${seed}-${hashes.size}.yaml`)
+      const document = loadConfigDocument(`${configs}rebalancer.yaml`, { set: [{ path: 'backtest.seed', value: String(seed) }] })
+      const done = await runBacktest({ document, source: store })
+      const result = backtestResultOf(done, { config, quotes: strategiesSet, seed })
+      hashes.set(seed, [...(hashes.get(seed) ?? []), result.tradesHash])
+      expect(result.summary.ordersByStatus.COMPLETED ?? 0).toBeGreaterThan(0)
+    }
+    const [a, b] = hashes.get(7) ?? []
+    expect(a).toBe(b)
+    expect(hashes.get(8)?.[0]).not.toBe(a)
+  }, 60_000)
+})

@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process'
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const installHint =
+  'Install it: `apt-get install -y chromium` (as root; .ci/run does this in CI), or set CHROMIUM_PATH to a Chromium or Chrome binary.'
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The Chromium binary: $CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH. Throws, saying how to install it. */
+export function findChromium(): string {
+  const configured = process.env.CHROMIUM_PATH
+  if (configured) {
+    if (isExecutable(configured)) return configured
+    throw new Error(`CHROMIUM_PATH is ${configured}, which is not an executable file. ${installHint}`)
+  }
+  const directories = (process.env.PATH ?? '').split(delimiter).filter(Boolean)
+  for (const name of ['chromium', 'chromium-browser']) {
+    for (const directory of directories) {
+      const candidate = join(directory, name)
+      if (isExecutable(candidate)) return candidate
+    }
+  }
+  throw new Error(`Chromium was not found (looked for $CHROMIUM_PATH, then chromium and chromium-browser on PATH). ${installHint}`)
+}
+
+/** Pids of processes whose command line mentions `marker` (a unique user-data-dir). */
+function pidsMentioning(marker: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry))
+    } catch {
+      // ended while we looked
+    }
+  }
+  return pids
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}
+
+export type DumpedPage = {
+  /** The serialized DOM after the load event (scripts have run). */
+  dom: string
+  /** The page's console messages and errors (uncaught exceptions, CSP violations), as Chromium logs them. */
+  console: string[]
+  /** Chromium processes of this run still alive after the kill; always empty unless the cleanup failed. */
+  survivors: number[]
+}
+
+/**
+ * Loads `file` in headless Chromium and returns its DOM as `--dump-dom` prints it, with the page's console output.
+ * A fresh user-data-dir per call; the browser runs in its own process group, killed whole when it is done or after
+ * `timeoutMs`. (With JavaScript disabled `--dump-dom` prints nothing: it reads the DOM through the page's script.)
+ */
+export async function dumpDom(file: string, options: { timeoutMs?: number } = {}): Promise<DumpedPage> {
+  const binary = findChromium()
+  const profile = mkdtempSync(join(tmpdir(), 'deltaflow-chromium-'))
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-extensions',
+    '--disable-background-networking',
+    `--user-data-dir=${profile}`,
+    '--enable-logging=stderr',
+    '--v=0',
+    '--dump-dom',
+    pathToFileURL(file).href,
+  ]
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const pid = child.pid
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const timeoutMs = options.timeoutMs ?? 20_000
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (pid !== undefined) killGroup(pid)
+        reject(new Error(`Chromium did not finish loading ${file} within ${timeoutMs} ms\n${stderr.slice(-2000)}`))
+      }, timeoutMs)
+      child.on('error', (error) => {
+        clearTimeout(timer)
+        reject(error)
+      })
+      child.on('close', (exitCode) => {
+        clearTimeout(timer)
+        resolve(exitCode)
+      })
+    })
+    if (code !== 0) throw new Error(`Chromium exited with ${code} loading ${file}\n${stderr.slice(-2000)}`)
+  } finally {
+    if (pid !== undefined) killGroup(pid)
+    // helpers that left the group (none expected) are found by the profile directory only this run uses
+    for (const survivor of pidsMentioning(profile)) killGroup(survivor)
+  }
+  const survivors = await waitUntilGone(profile, 5_000)
+  rmSync(profile, { recursive: true, force: true })
+  const consoleLines = stderr
+    .split('\n')
+    .map((line) => /:CONSOLE[:(]\d*\)?\] (.*)$/.exec(line)?.[1])
+    .filter((message): message is string => message !== undefined)
+  return { dom: stdout, console: consoleLines, survivors }
+}
+
+async function waitUntilGone(marker: string, timeoutMs: number): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const alive = pidsMentioning(marker)
+    if (alive.length === 0 || Date.now() > deadline) return alive
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+export type ChartMarks = {
+  /** The `<svg id=...>` element, or undefined when the page has none with this id. */
+  svg: string | undefined
+  lines: { className: string; d: string; commands: number }[]
+  markers: { side: string; count: number }[]
+  bars: { count: number }[]
+  /** Elements the page's script added for the hover readout. */
+  readout: boolean
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  return new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
+}
+
+/** The drawn marks of one chart of a backtest report, read from HTML (as written, or as a browser serialized it). */
+export function chartMarks(html: string, id: string): ChartMarks {
+  const start = html.indexOf(`<svg id="${id}"`)
+  if (start < 0) return { svg: undefined, lines: [], markers: [], bars: [], readout: false }
+  const svg = html.slice(start, html.indexOf('</svg>', start) + '</svg>'.length)
+  const tags = (name: string, className: string) =>
+    [...svg.matchAll(new RegExp(`<${name}\\b[^>]*>`, 'g'))]
+      .map((match) => match[0])
+      .filter((tag) => (attribute(tag, 'class') ?? '').split(' ').includes(className))
+  return {
+    svg,
+    lines: tags('path', 'line').map((tag) => {
+      const d = attribute(tag, 'd') ?? ''
+      return { className: attribute(tag, 'class') ?? '', d, commands: (d.match(/[ML]/g) ?? []).length }
+    }),
+    markers: tags('path', 'marker').map((tag) => ({
+      side: (attribute(tag, 'class') ?? '').replace('marker', '').trim(),
+      count: Number(attribute(tag, 'data-count')),
+    })),
+    bars: tags('rect', 'bar').map((tag) => ({ count: Number(attribute(tag, 'data-count')) })),
+    readout: tags('g', 'readout').length > 0,
+  }
+}
