@@ -125,6 +125,30 @@ export function settleEndedOrders(schedule: DcaState, now: number, logger: Logge
   }
 }
 
+/** wakeTimeOf's answer when only a guard quote can move the schedule (a timer cannot). */
+export const wakeOnQuote = -1
+
+/**
+ * The earliest clock time at which a quote or a timer can change the schedule: now while an ended order waits to be
+ * settled, the placement timeout of an order asked for, the due time of the next slot when nothing is active; never
+ * while an order is open (its updates arrive as events) or once finished. A due slot that waits for the guard (no
+ * fresh quote, or paused by the price) wakes on the next quote only (`wakeOnQuote`). Before the wake time, the
+ * strategy only keeps the guard quote.
+ */
+export function wakeTimeOf(schedule: DcaState, config: DeepReadonly<DcaConfig>, now: number, guardQuote: GuardQuote | undefined): number {
+  if (schedule.finishedAt !== null) return Number.POSITIVE_INFINITY
+  if (schedule.orders.some((record) => record.phase === 'ended')) return now
+  const placed = schedule.orders.filter((record) => record.phase === 'placed')
+  if (placed.length > 0) return Math.min(...placed.map((record) => record.placedAt + config.placementTimeoutSeconds * 1000))
+  if (schedule.orders.some(isActive)) return Number.POSITIVE_INFINITY
+  const due = schedule.nextDueAt ?? now
+  if (due > now) return due
+  const { guard } = config
+  if (!guard) return now
+  const fresh = guardQuote !== undefined && now - guardQuote.receivedAt <= guard.maxQuoteAgeSeconds * 1000
+  return schedule.pausedSince !== null || !fresh ? wakeOnQuote : now
+}
+
 export type AdvanceScheduleParameters = {
   config: DeepReadonly<DcaConfig>
   strategy: string

@@ -68,6 +68,7 @@ export type GuardQuote = z.output<typeof guardQuoteSchema>
 
 const scheduleKey = 'schedule'
 const guardQuoteKey = 'guardQuote'
+const wakeKey = 'wakeAt'
 
 export function emptyDcaState(): DcaState {
   return { nextSlot: 0, nextDueAt: null, pausedSince: null, finishedAt: null, orders: [], skipped: [] }
@@ -87,4 +88,15 @@ export function readGuardQuote(state: StrategyState): GuardQuote | undefined {
 
 export function writeGuardQuote(state: StrategyState, quote: GuardQuote): void {
   state.set(guardQuoteKey, quote)
+}
+
+/** When the schedule next needs a look (wakeTimeOf); 0 when unknown (a state from before it was kept). */
+export function readWakeTime(state: StrategyState): number {
+  const value = state.get(wakeKey)
+  return typeof value === 'number' ? value : value === null ? Number.POSITIVE_INFINITY : 0
+}
+
+export function writeWakeTime(state: StrategyState, at: number): void {
+  // JSON has no Infinity: null stands for never.
+  state.set(wakeKey, Number.isFinite(at) ? at : null)
 }

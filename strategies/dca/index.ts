@@ -1,19 +1,34 @@
 import type { StrategyContext, StrategyOutput } from '../../src/strategy/define-strategy.js'
 import { defineStrategy } from '../../src/strategy/define-strategy.js'
 import { type DcaConfig, dcaConfigSchema, nominalSliceAmountOf } from './dca-config.js'
-import { advanceSchedule, applyFill, applyOrderUpdate, replayPlacedOrders, settleEndedOrders, summarizeSchedule } from './dca-schedule.js'
-import { type DcaState, readDcaState, readGuardQuote, writeDcaState, writeGuardQuote } from './dca-state.js'
+import {
+  advanceSchedule,
+  applyFill,
+  applyOrderUpdate,
+  replayPlacedOrders,
+  settleEndedOrders,
+  summarizeSchedule,
+  wakeOnQuote,
+  wakeTimeOf,
+} from './dca-schedule.js'
+import { type DcaState, readDcaState, readGuardQuote, readWakeTime, writeDcaState, writeGuardQuote, writeWakeTime } from './dca-state.js'
 
 /** Moves the schedule on from `schedule` and keeps the result; returns what to ask for. */
 function advance(context: StrategyContext<DcaConfig>, schedule: DcaState): StrategyOutput {
   const { config, strategy, now, state, logger } = context
   const step = advanceSchedule(schedule, { config, strategy, now: now(), guardQuote: readGuardQuote(state), logger })
   writeDcaState(state, step.schedule)
+  writeWakeTime(state, wakeTimeOf(step.schedule, config, now(), readGuardQuote(state)))
   return step.requests
 }
 
-/** Quotes and timers: orders that ended are settled first (their fills have all been heard by then), then the schedule moves. */
-function settleAndAdvance(context: StrategyContext<DcaConfig>): StrategyOutput {
+/**
+ * Quotes and timers: orders that ended are settled first (their fills have all been heard by then), then the schedule
+ * moves. Before the schedule's wake time nothing can change, and the schedule is not even read.
+ */
+function settleAndAdvance(context: StrategyContext<DcaConfig>, trigger: 'quote' | 'timer'): StrategyOutput {
+  const wakeAt = readWakeTime(context.state)
+  if (wakeAt === wakeOnQuote ? trigger === 'timer' : context.now() < wakeAt) return []
   return advance(context, settleEndedOrders(readDcaState(context.state), context.now(), context.logger))
 }
 
@@ -76,13 +91,19 @@ export default defineStrategy({
     return [...replayed, ...(Array.isArray(advanced) ? advanced : [])]
   },
   onQuote: (quote, context) => {
+    // A quote older than maxQuoteAgeSeconds at the wake time can never be the one the guard reads: not kept.
+    const wakeAt = readWakeTime(context.state)
+    const maxAgeMs = (context.config.guard?.maxQuoteAgeSeconds ?? 0) * 1000
+    if (wakeAt !== wakeOnQuote && context.now() < wakeAt - maxAgeMs) return []
     writeGuardQuote(context.state, { srcAmount: quote.srcAmount, destAmount: quote.destAmount, receivedAt: quote.receivedAt })
-    return settleAndAdvance(context)
+    return settleAndAdvance(context, 'quote')
   },
-  onTimer: (_event, context) => settleAndAdvance(context),
+  onTimer: (_event, context) => settleAndAdvance(context, 'timer'),
   onOrderUpdate: (event, context) => advance(context, applyOrderUpdate(readDcaState(context.state), event, context.now(), context.logger)),
   onFill: (event, context) => {
-    writeDcaState(context.state, applyFill(readDcaState(context.state), event, context.logger))
+    const schedule = applyFill(readDcaState(context.state), event, context.logger)
+    writeDcaState(context.state, schedule)
+    writeWakeTime(context.state, wakeTimeOf(schedule, context.config, context.now(), readGuardQuote(context.state)))
   },
   onStop: ({ config, state, logger }) => {
     const summary = summarizeSchedule(readDcaState(state), config.budget)
