@@ -7,6 +7,8 @@ import { benchChainsUp } from './bench/chains.js'
 import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
+import { benchMakerFirm } from './bench/maker-firm.js'
+import { benchMakerPrices } from './bench/maker-prices.js'
 import { benchPipeline } from './bench/pipeline.js'
 import { benchPoll500 } from './bench/poll-500.js'
 import { benchReconcile } from './bench/reconcile.js'
@@ -28,6 +30,8 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'poll-500': () => benchPoll500(),
   'backtest-dca': () => benchBacktestDca(),
   'backtest-replay': () => benchBacktestReplay(),
+  'maker-prices': () => benchMakerPrices(),
+  'maker-firm': () => benchMakerFirm(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

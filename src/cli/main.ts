@@ -2,6 +2,7 @@ import { Command } from 'commander'
 import { registerBacktestCommand } from './backtest.js'
 import { registerCancelCommand } from './cancel.js'
 import { registerChainsCommand } from './chains.js'
+import { registerMakerCommand } from './maker.js'
 import { registerOrderCommand } from './order.js'
 import { registerOrdersCommand } from './orders.js'
 import { registerQuoteCommand } from './quote.js'
@@ -25,6 +26,7 @@ registerRecordCommand(program)
 registerBacktestCommand(program)
 registerChainsCommand(program)
 registerSandboxCommand(program)
+registerMakerCommand(program)
 registerQuoteCommand(program)
 registerQuotesCommand(program)
 registerSwapCommand(program)

@@ -53,7 +53,7 @@ async function runBot(file: string, options: RunOptions): Promise<void> {
 }
 
 /** Resolves at the first SIGINT or SIGTERM, or after `seconds`; a second signal during shutdown exits at once. */
-function stopSignal(seconds: number | undefined): Promise<string> {
+export function stopSignal(seconds: number | undefined): Promise<string> {
   return new Promise((resolve) => {
     const finish = (reason: string) => {
       clearTimeout(timer)
@@ -97,7 +97,7 @@ function strategyStats(strategies: ReturnType<BotSession['bot']['stats']>['strat
   )
 }
 
-function parseSeconds(value: string): number {
+export function parseSeconds(value: string): number {
   const parsed = Number(value)
   if (!Number.isFinite(parsed) || parsed <= 0)
     throw new InvalidArgumentError(`--for expects a positive number of seconds, received "${value}"`)

@@ -87,6 +87,60 @@ export const opsConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
 })
 
+const environmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+
+/** Credentials of the maker server (section `maker.auth`): the service signs every request with them. */
+export const makerAuthConfigSchema = z.strictObject({
+  /** When on (default), every request must carry valid X-AUTH headers; a missing variable stops `deltaflow maker`. */
+  enabled: z.boolean().default(true),
+  domainEnv: environmentVariableName.default('DELTAFLOW_MAKER_DOMAIN'),
+  accessKeyEnv: environmentVariableName.default('DELTAFLOW_MAKER_ACCESS_KEY'),
+  secretEnv: environmentVariableName.default('DELTAFLOW_MAKER_SECRET'),
+  /** A JSON file of `{ domain, accessKey, secret }` (or an array of them, one per domain), used instead of the variables. */
+  credentialsFile: z.string().min(1).optional(),
+  /** How far a request's timestamp may be from the maker's clock. */
+  toleranceMs: z.number().int().min(1_000).max(300_000).default(30_000),
+})
+
+/** `deltaflow maker` (section `maker`): the maker server, its strategy and the runtime's polls. */
+export const makerConfigSchema = z.strictObject({
+  /** Bind address of the maker server. */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** 0 picks a free port (the ready line and the log give it). */
+  port: z.number().int().min(0).max(65_535).default(0),
+  /** The chains served, each under its own base path (the path is part of what the service signs). */
+  chains: z
+    .record(chainIdKey, z.strictObject({ basePath: z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'expected a path such as /maker/1') }))
+    .refine((chains) => Object.keys(chains).length > 0, 'expected at least one chain, e.g. { "1": { basePath: /maker/1 } }'),
+  auth: makerAuthConfigSchema.default(makerAuthConfigSchema.parse({})),
+  /** Exact source IPs allowed beside authentication; absent: any. */
+  allowIps: z.array(z.string().min(1)).optional(),
+  bodyLimitBytes: z.number().int().min(1_024).max(1_048_576).default(16_384),
+  requestTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** Lifetime of a firm order, seconds of the maker's clock (the document asks for at least two minutes). */
+  firmExpirySeconds: z.number().int().min(120).max(86_400).default(180),
+  /** The WebSocket channel at {basePath}/ws. */
+  websocket: z.boolean().default(true),
+  /** Register each chain's endpoint with the sandbox (POST /_sandbox/makers) so it routes through the maker. Default: true in paper mode. */
+  registerWithSandbox: z.boolean().optional(),
+  /** The maker's name at the sandbox. */
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected letters, digits, "_", "-" or "."')
+    .default('deltaflow-maker'),
+  /** Real milliseconds between the runtime's polls. */
+  intervals: z
+    .strictObject({
+      referenceMs: z.number().int().min(50).default(1_000),
+      balanceMs: z.number().int().min(50).default(2_000),
+      quoteMs: z.number().int().min(20).default(500),
+      followMs: z.number().int().min(50).default(1_000),
+    })
+    .default({ referenceMs: 1_000, balanceMs: 2_000, quoteMs: 500, followMs: 1_000 }),
+  /** The maker strategy: a built-in name (market-maker), a file path or an npm package, with its own config. */
+  strategy: z.strictObject({ use: z.string().min(1), config: z.record(z.string(), z.unknown()).default({}) }),
+})
+
 /** The configuration shared by every command that touches the venue or the chains, and the bot's own sections. */
 const tokenKey = z.string().regex(/^[1-9]\d*:0x[0-9a-fA-F]{40}$/, 'expected "chainId:tokenAddress"')
 
@@ -129,6 +183,8 @@ export const deltaflowConfigSchema = z.strictObject({
   runForSeconds: z.number().positive().optional(),
   ops: opsConfigSchema.default(opsConfigSchema.parse({})),
   backtest: backtestConfigSchema.default(backtestConfigSchema.parse({})),
+  /** `deltaflow maker`: absent in a bot's config. */
+  maker: makerConfigSchema.optional(),
   strategies: z
     .array(strategyEntrySchema)
     .default([])

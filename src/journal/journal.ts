@@ -3,6 +3,7 @@ import type { Clock } from '../time/clock.js'
 import { createApprovalStatements } from './approvals.js'
 import { createBalanceBaselineStatements } from './balance-baselines.js'
 import { createDeliveryStatements } from './deliveries.js'
+import { createFirmQuoteStatements } from './firm-quotes.js'
 import { createIntentStatements } from './intents.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
 import { createModeChoiceStatements } from './mode-choices.js'
@@ -69,6 +70,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   const baselines = createBalanceBaselineStatements(db, clock)
   const deliveries = createDeliveryStatements(db, clock)
   const summary = createSummaryStatements(db)
+  const firmQuotes = createFirmQuoteStatements(db, clock)
 
   // Status changes and fills read their orders before writing: IMMEDIATE takes the write lock first, so no other
   // connection can commit in between and fail the write with SQLITE_BUSY_SNAPSHOT.
@@ -140,6 +142,14 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     intentCounts: summary.intentCounts,
     tokenFlows: summary.tokenFlows,
     recentFills: summary.recentFills,
+    /** Firm quotes of `deltaflow maker` (src/journal/firm-quotes.ts). */
+    recordFirmQuote: db.transaction(firmQuotes.recordFirmQuote),
+    recordFirmFill: db.transaction(firmQuotes.recordFirmFill),
+    expireFirmQuotes: db.transaction(firmQuotes.expireFirmQuotes),
+    getFirmQuote: firmQuotes.getFirmQuote,
+    openFirmQuotes: firmQuotes.openFirmQuotes,
+    firmQuotesSince: firmQuotes.firmQuotesSince,
+    firmQuoteSummary: firmQuotes.firmQuoteSummary,
     /** `PRAGMA integrity_check` → 'ok' or the problems SQLite found. */
     checkIntegrity: (): string => db.pragma('integrity_check', { simple: true }) as string,
     close: (): void => {

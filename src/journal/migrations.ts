@@ -282,6 +282,47 @@ export const journalMigrations: readonly JournalMigration[] = [
     updated_at INTEGER NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
+  // Firm quotes of `deltaflow maker`: one row per signed RFQ order sent to the service, followed on-chain through the
+  // RFQ contract's OrderFilled events (one firm_quote_fills row per event, so a replayed log changes nothing).
+  `
+  CREATE TABLE firm_quotes (
+    order_hash TEXT PRIMARY KEY,
+    chain_id INTEGER NOT NULL,
+    maker TEXT NOT NULL,
+    maker_asset TEXT NOT NULL,
+    taker_asset TEXT NOT NULL,
+    maker_amount TEXT NOT NULL,
+    taker_amount TEXT NOT NULL,
+    -- the end user (low 160 bits of nonce_and_meta) and the contract allowed to fill
+    user_address TEXT NOT NULL,
+    taker TEXT NOT NULL,
+    nonce_and_meta TEXT NOT NULL,
+    -- unix seconds, chain time
+    expiry INTEGER NOT NULL,
+    quoted_at INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('open', 'filled', 'partially-filled', 'expired')),
+    -- 1 once nothing more can happen to it: fully filled, or past its expiry on the chain
+    closed INTEGER NOT NULL DEFAULT 0 CHECK (closed IN (0, 1)),
+    filled_maker_amount TEXT NOT NULL DEFAULT '0',
+    filled_taker_amount TEXT NOT NULL DEFAULT '0',
+    -- the transaction of the latest fill
+    tx_hash TEXT,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX firm_quotes_open ON firm_quotes (chain_id) WHERE closed = 0;
+  CREATE INDEX firm_quotes_by_time ON firm_quotes (quoted_at);
+
+  CREATE TABLE firm_quote_fills (
+    tx_hash TEXT NOT NULL,
+    log_index INTEGER NOT NULL,
+    order_hash TEXT NOT NULL REFERENCES firm_quotes (order_hash),
+    block_number INTEGER NOT NULL,
+    maker_amount TEXT NOT NULL,
+    taker_amount TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (tx_hash, log_index)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */

@@ -7,6 +7,9 @@ import { priceDelta } from './delta/api/price-delta.js'
 import { createDeltaDesk } from './delta/delta-desk.js'
 import type { DeltaEngine } from './delta/engine/engine.js'
 import type { DeltaOrderStore } from './delta/order-store.js'
+import type { MakerRegistry } from './makers/maker-registry.js'
+import type { MakerRegistrationInput, MakerTiming } from './makers/maker-settings.js'
+import { createMakersDesk } from './makers/makers-desk.js'
 import { buildPriceRoute } from './market/build-price-route.js'
 import { createMarketDesk } from './market/market-desk.js'
 import { createOtcDesk } from './otc/otc-desk.js'
@@ -40,6 +43,13 @@ export type StartSandboxOptions = {
   arbitrageIntervalMs?: number | undefined
   /** Faults active from the start (more can be added at POST /_sandbox/faults). */
   faults?: readonly FaultRuleInput[] | undefined
+  /**
+   * Market makers consumed like the service does (more at POST /_sandbox/makers): polled with signed requests and
+   * routed in Market quotes when they beat the pools. A maker that fails its first /tokens or /pairs stops the start.
+   */
+  makers?: readonly MakerRegistrationInput[] | undefined
+  /** Polling cadence and failure rules of makers (real milliseconds); defaults in makers/maker-settings.ts. */
+  makerTiming?: Partial<MakerTiming> | undefined
   logger?: Logger | undefined
 }
 
@@ -56,6 +66,8 @@ export type RunningSandbox = SandboxInfo & {
   localChains: LocalChains
   /** The Delta order book and its engine (tests add orders and read agents through it). */
   delta: { store: DeltaOrderStore; engine: DeltaEngine }
+  /** The registered market makers. */
+  makers: MakerRegistry
   /** Stops the server, the desks' background work and the chains. Safe to call twice. */
   stop: () => Promise<void>
 }
@@ -91,6 +103,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     if ((options.market ?? 'replay') === 'replay') {
       desks.push(createReferenceMarket(venue, { paths: loadDefaultPricePaths(), intervalMs: options.arbitrageIntervalMs }))
     }
+    // Last: its start registers the configured makers once everything else runs, and it stops first.
+    const makersDesk = createMakersDesk(venue, { makers: options.makers, timing: options.makerTiming })
+    desks.push(makersDesk)
     const app = createSandboxApp({ venue, desks, faults })
     const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 })
     stops.push(() => app.close())
@@ -109,6 +124,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       faults,
       localChains,
       delta: { store: deltaDesk.store, engine: deltaDesk.engine },
+      makers: makersDesk.registry,
       stop,
     }
   } catch (error) {

@@ -64,7 +64,8 @@ export async function loadStrategy(
   return { definition: checkStrategyDefinition(exported, reference), source }
 }
 
-function locateStrategy(reference: string, baseDirectory: string, strategyDirectories: readonly string[]): LoadedStrategy['source'] {
+/** Where a strategy reference points: a built-in's entry file, a file, or an installed package's entry (StrategyLoadError if none). */
+export function locateStrategy(reference: string, baseDirectory: string, strategyDirectories: readonly string[]): LoadedStrategy['source'] {
   if (reference.startsWith('.') || isAbsolute(reference) || /\.(ts|js|mjs)$/.test(reference)) {
     const file = resolve(baseDirectory, reference)
     if (!existsSync(file)) {

@@ -19,6 +19,7 @@ describe('deltaflow schema', () => {
         'db',
         'executor',
         'feed',
+        'maker',
         'mode',
         'ops',
         'reconcile',

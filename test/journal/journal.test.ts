@@ -42,6 +42,8 @@ describe('openJournal', () => {
       'approvals',
       'balance_baselines',
       'fills',
+      'firm_quote_fills',
+      'firm_quotes',
       'intents',
       'mode_choices',
       'order_deliveries',

@@ -142,6 +142,7 @@ export async function installChainFixture(clients: LocalClients, options: ChainF
 
   const initializations: FixtureCall[] = [
     call('MarketRouter', contracts.marketRouter, 'initialize', [weth.address]),
+    call('MarketRouter', contracts.marketRouter, 'setRfqSettlement', [contracts.rfq]),
     ...tokens.map((token) => call(contractOfKind[token.kind], token.address, 'initialize', initializeArguments(token, operator))),
     ...pools.map((pool) => call('ConstantProductPool', pool.address, 'initialize', [pool.token0, pool.token1, pool.feeBps])),
   ]

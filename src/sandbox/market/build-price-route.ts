@@ -4,6 +4,7 @@ import { parseRequestPart } from '../server/validate.js'
 import type { SandboxVenue } from '../venue/sandbox-venue.js'
 import { exchangeName, exchangeNames } from './exchanges.js'
 import { gasPerPool, routeGas } from './gas-calibration.js'
+import { describeMakerSwap, findMakerFill, makerBeatsPools, makerOtherPrice, makerPriceImpactPercent, rfqFillGas } from './maker-route.js'
 import { type MarketChainState, marketChainState } from './market-chain-state.js'
 import { marketErrors } from './market-errors.js'
 import {
@@ -12,6 +13,7 @@ import {
   type OtherExchangePrice,
   type PriceRouteJson,
   type PriceRouteSwap,
+  rfqContractMethod,
   routerByVersion,
 } from './price-route.js'
 import { type PricesQuery, type PricesQueryInput, pricesQuerySchema } from './prices-query.js'
@@ -21,7 +23,8 @@ import { issuedRoutes } from './route-integrity.js'
 
 /**
  * Prices a Market route exactly as `GET /prices` does and registers it for `POST /transactions`: the same object
- * the endpoint returns as `priceRoute` (the unified quote embeds it as `market`). `query` is the wire form of the
+ * the endpoint returns as `priceRoute` (the unified quote embeds it as `market`). A registered market maker takes
+ * the whole route when its grid beats the pools (more out on SELL, less in on BUY). `query` is the wire form of the
  * GET /prices query; invalid input throws the endpoint's `ApiError`.
  *
  * @example
@@ -40,7 +43,7 @@ export async function quotePriceRoute(
   const request = resolvePriceRequest(venue, query)
   const state = marketChainState(request.chain)
   await state.ready()
-  const found = findBestRoute({
+  const pools = findBestRoute({
     pools: request.pools,
     srcToken: request.src.poolToken,
     destToken: request.dest.poolToken,
@@ -48,8 +51,17 @@ export async function quotePriceRoute(
     side: query.side,
     ...(request.tokenPath ? { tokenPath: request.tokenPath, maxHops: request.tokenPath.length - 1 } : {}),
   })
-  if (!found) throw new ApiError(marketErrors.noRoutes)
-  const contractMethod = contractMethodOf(query.version, query.side, found.hops.length)
+  const makerFill = findMakerFill(venue, request, query)
+  const makerMethod = query.version === '6.2' ? rfqContractMethod : contractMethodOf(query.version, query.side, 1)
+  // The maker takes the whole route when it beats the pools and its contract method is not filtered out.
+  const chosen =
+    makerFill && makerBeatsPools(makerFill, pools, query.side) && contractMethodAllowed(makerMethod, query)
+      ? ({ kind: 'maker', fill: makerFill, contractMethod: makerMethod } as const)
+      : pools
+        ? ({ kind: 'pools', route: pools, contractMethod: contractMethodOf(query.version, query.side, pools.hops.length) } as const)
+        : undefined
+  if (!chosen) throw new ApiError(marketErrors.noRoutes)
+  const { contractMethod } = chosen
   if (!contractMethodAllowed(contractMethod, query)) {
     throw new ApiError(marketErrors.noRoutes, {
       message: `${marketErrors.noRoutes.message} (the only contract method for this route, ${contractMethod}, is filtered out by includeContractMethods / excludeContractMethods)`,
@@ -61,19 +73,33 @@ export async function quotePriceRoute(
       message: `Bad USD Price: no USD price for ${usd.src === 0 ? request.src.symbol : request.dest.symbol}; pass ignoreBadUsdPrice=true`,
     })
   }
-  const gas = routeGas(state.gasTable, query.side, found.hops.length, request.src.native, request.dest.native)
   const gasUsd = (units: number) => gasCostUsd(state, units)
+  const poolGas = pools ? routeGas(state.gasTable, query.side, pools.hops.length, request.src.native, request.dest.native) : 0
+  const gas = chosen.kind === 'maker' ? rfqFillGas : poolGas
+  const amounts = chosen.kind === 'maker' ? chosen.fill : chosen.route
+  const impact =
+    chosen.kind === 'maker'
+      ? makerPriceImpactPercent(chosen.fill, query.side, query.side === 'SELL' ? request.src.decimals : request.dest.decimals)
+      : priceImpactPercent(chosen.route)
   const { contractAddress, tokenTransferProxy } = routerByVersion[query.version]
   const route = {
     blockNumber: Number(request.chain.blockNumber),
     network: request.chain.chainId,
     srcToken: request.src.wire,
     srcDecimals: request.src.decimals,
-    srcAmount: found.srcAmount.toString(),
+    srcAmount: amounts.srcAmount.toString(),
     destToken: request.dest.wire,
     destDecimals: request.dest.decimals,
-    destAmount: found.destAmount.toString(),
-    bestRoute: [{ percent: 100, swaps: describeSwaps(request, found, gasUsd(gasPerPool(state.gasTable))) }],
+    destAmount: amounts.destAmount.toString(),
+    bestRoute: [
+      {
+        percent: 100,
+        swaps:
+          chosen.kind === 'maker'
+            ? [describeMakerSwap(request, chosen.fill, gasUsd(rfqFillGas))]
+            : describeSwaps(request, chosen.route, gasUsd(gasPerPool(state.gasTable))),
+      },
+    ],
     gasCostUSD: gasUsd(gas),
     gasCost: String(gas),
     side: query.side,
@@ -82,11 +108,18 @@ export async function quotePriceRoute(
     tokenTransferProxy,
     contractMethod,
     partnerFee: defaultPartnerFeePercent,
-    srcUSD: formatUsd(found.srcAmount, request.src.decimals, usd.src),
-    destUSD: formatUsd(found.destAmount, request.dest.decimals, usd.dest),
+    srcUSD: formatUsd(amounts.srcAmount, request.src.decimals, usd.src),
+    destUSD: formatUsd(amounts.destAmount, request.dest.decimals, usd.dest),
     partner: query.partner,
-    maxImpactReached: priceImpactPercent(found) > query.maxImpact,
-    ...(query.otherExchangePrices ? { others: otherExchangePrices(request, query, gasUsd(gas)) } : {}),
+    maxImpactReached: impact > query.maxImpact,
+    ...(query.otherExchangePrices
+      ? {
+          others: [
+            ...otherExchangePrices(request, query, gasUsd(poolGas)),
+            ...(makerFill ? [makerOtherPrice(makerFill, query.side, gasUsd(rfqFillGas))] : []),
+          ],
+        }
+      : {}),
   }
   const { hmac, json } = issuedRoutes(venue).issue(route)
   return { route: { ...route, hmac }, json }

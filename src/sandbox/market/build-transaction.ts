@@ -7,6 +7,7 @@ import { applyPermit } from './apply-permit.js'
 import { marketChainState } from './market-chain-state.js'
 import { marketErrors } from './market-errors.js'
 import type { PriceRouteJson } from './price-route.js'
+import { isMakerRoute, planRfqSwapCall } from './rfq-swap-call.js'
 import { requireRunningChain } from './running-chain.js'
 import { planSwapCall, type SwapCall, type SwapIntent } from './swap-call.js'
 import { checkSwapFunds, simulateSwap } from './transaction-checks.js'
@@ -42,7 +43,10 @@ export function executableRouteChain(venue: SandboxVenue, route: PriceRouteJson)
   return requireRunningChain(venue, route.network)
 }
 
-/** Plans the router call, checks funds and simulates it (unless told not to), and wraps it in the envelope. */
+/**
+ * Plans the router call (a maker route first obtains and checks the maker's firm order), checks funds and simulates it
+ * (unless told not to), and wraps it in the envelope.
+ */
 export async function buildMarketTransaction(
   venue: SandboxVenue,
   route: PriceRouteJson,
@@ -51,7 +55,9 @@ export async function buildMarketTransaction(
 ): Promise<{ call: SwapCall; envelope: TransactionEnvelope }> {
   const chain = executableRouteChain(venue, route)
   await marketChainState(chain).ready()
-  const call = planSwapCall(route, intent, unixSeconds(venue.clock))
+  const call = isMakerRoute(route)
+    ? await planRfqSwapCall(venue, route, intent, unixSeconds(venue.clock))
+    : planSwapCall(route, intent, unixSeconds(venue.clock))
   if (intent.permit !== undefined && intent.permit !== '0x') await applyPermit(chain, call, intent.userAddress, intent.permit)
   let gas: bigint | undefined
   if (!options.ignoreChecks) {

@@ -1,6 +1,12 @@
 import type { PoolState } from './route-finder.js'
 
 /**
+ * The exchange name of registered market makers' liquidity: `AugustusRFQ`, the name production lists among its
+ * exchanges (GET /adapters) for liquidity settled through its RFQ contract, where makers' firm quotes settle.
+ */
+export const makerExchangeName = 'AugustusRFQ'
+
+/**
  * The sandbox's "DEXs": its constant-product pools grouped by fee tier, `SandboxPool<feeBps>` — SandboxPool30 for the
  * 0.30 % pools (WETH pairs, WBTC pairs), SandboxPool5 for the 0.05 % stable pools. These are the names
  * `includeDEXS` / `excludeDEXS` take and `swapExchanges[].exchange` shows.
@@ -11,6 +17,21 @@ export function exchangeName(pool: Pick<PoolState, 'feeBps'>): string {
 
 export function exchangeNames(pools: readonly PoolState[]): string[] {
   return [...new Set(pools.map(exchangeName))].sort()
+}
+
+/** Whether maker liquidity may route: not with `excludeRFQ`, and only when `includeDEXS` / `excludeDEXS` let AugustusRFQ in. */
+export function makersAllowed({
+  include,
+  exclude,
+  excludeRFQ,
+}: {
+  include?: readonly string[] | undefined
+  exclude?: readonly string[] | undefined
+  excludeRFQ: boolean
+}): boolean {
+  const name = makerExchangeName.toLowerCase()
+  if (excludeRFQ || (exclude ?? []).some((entry) => entry.toLowerCase() === name)) return false
+  return !include || include.length === 0 || include.some((entry) => entry.toLowerCase() === name)
 }
 
 /** The pools left after `includeDEXS` / `excludeDEXS` (names compared case-insensitively). */

@@ -59,7 +59,7 @@ export const marketErrors = defineApiErrors({
     status: 400,
     message: 'Invalid DEX',
     cause: 'includeDEXS names an exchange the sandbox does not have.',
-    fix: 'Use SandboxPool30 (0.30 % pools) or SandboxPool5 (0.05 % pools).',
+    fix: 'Use SandboxPool30 (0.30 % pools), SandboxPool5 (0.05 % pools) or AugustusRFQ (market makers).',
   },
   noRoutes: {
     endpoint: prices,
@@ -88,6 +88,14 @@ export const marketErrors = defineApiErrors({
     message: 'Stale priceRoute',
     cause: 'More than 30 sandbox seconds passed between the quote and the build.',
     fix: 'Re-quote and build at once.',
+  },
+  rfqQuoteFailed: {
+    endpoint: transactions,
+    status: 400,
+    message: 'Stale priceRoute',
+    cause:
+      "The route's market-maker liquidity (exchange AugustusRFQ) can no longer be built: the maker's firm quote failed, timed out, was invalid or worse than the route, or the maker refuses this user. The maker leaves routing until its prices recover.",
+    fix: 'Re-quote with GET /prices (the new route avoids that maker) and build at once.',
   },
   chainMismatch: {
     endpoint: transactions,

@@ -16,6 +16,22 @@ export type RouteVersion = keyof typeof routerByVersion
 /** The anonymous partner's fee in percent (1 bps), as production reports it in `partnerFee`. */
 export const defaultPartnerFeePercent = 0.01
 
+/** The contract method of a v6.2 route filled from a market maker's firm quote (production's name for RFQ fills). */
+export const rfqContractMethod = 'swapOnAugustusRFQTryBatchFill'
+
+/**
+ * `data` of a swap exchange: a pool hop's `{ tokenIn, tokenOut, feeBps, gasUSD }`, or a maker fill's
+ * `{ maker, pair, gasUSD }` (which registered maker and which of its pairs; the build asks that maker for a firm quote).
+ */
+const swapDataSchema = z.object({
+  tokenIn: z.string().optional(),
+  tokenOut: z.string().optional(),
+  feeBps: z.number().optional(),
+  maker: z.string().optional(),
+  pair: z.string().optional(),
+  gasUSD: z.string(),
+})
+
 const swapExchangeSchema = z.object({
   exchange: z.string(),
   srcAmount: z.string(),
@@ -23,7 +39,7 @@ const swapExchangeSchema = z.object({
   percent: z.number(),
   poolAddresses: z.array(z.string()),
   poolIdentifiers: z.array(z.string()),
-  data: z.object({ tokenIn: z.string(), tokenOut: z.string(), feeBps: z.number(), gasUSD: z.string() }),
+  data: swapDataSchema,
 })
 
 const swapSchema = z.object({
@@ -44,7 +60,7 @@ const otherExchangePriceSchema = z.object({
 
 /**
  * The sandbox's Market priceRoute (section 2.4), keys in production's v6.2 order. `bestRoute` holds one route at
- * 100 % whose `swaps` are the hops; each hop is one pool.
+ * 100 % whose `swaps` are the hops; each hop is one pool, or the whole route is one maker fill (AugustusRFQ).
  */
 export const priceRouteSchema = z.object({
   blockNumber: z.number(),

@@ -22,7 +22,7 @@ export const pricesQuerySchema = z.object({
   otherExchangePrices: booleanParam.default(false),
   includeDEXS: listParam.optional(),
   excludeDEXS: listParam.optional(),
-  /** The sandbox's Market routing has no RFQ liquidity, so this changes nothing. */
+  /** Leaves registered market makers (exchange AugustusRFQ) out of routing. */
   excludeRFQ: booleanParam.default(false),
   includeContractMethods: listParam.optional(),
   excludeContractMethods: listParam.optional(),

@@ -2,7 +2,7 @@ import type { Address } from 'viem'
 import { ApiError } from '../server/api-error.js'
 import type { ChainVenue } from '../venue/chain-venue.js'
 import type { SandboxVenue } from '../venue/sandbox-venue.js'
-import { exchangeNames, filterPoolsByExchange } from './exchanges.js'
+import { exchangeNames, filterPoolsByExchange, makerExchangeName } from './exchanges.js'
 import { marketErrors } from './market-errors.js'
 import { checkTokenDecimals, type MarketToken, resolveMarketToken } from './market-token.js'
 import type { PricesQuery } from './prices-query.js'
@@ -36,11 +36,12 @@ export function resolvePriceRequest(venue: SandboxVenue, query: PricesQuery): Pr
     }
     throw new ApiError(marketErrors.invalidTokens, { message: `Invalid tokens: srcToken and destToken are both ${src.symbol}` })
   }
-  const known = exchangeNames(chain.pools)
+  const pools = exchangeNames(chain.pools)
+  const known = [...pools, makerExchangeName]
   const unknown = (query.includeDEXS ?? []).filter((name) => !known.some((exchange) => exchange.toLowerCase() === name.toLowerCase()))
   if (unknown.length > 0) {
     throw new ApiError(marketErrors.invalidDex, {
-      message: `Invalid DEX: ${unknown.join(', ')} (the sandbox's exchanges are ${known.join(', ')})`,
+      message: `Invalid DEX: ${unknown.join(', ')} (the sandbox's exchanges are ${pools.join(', ')}); market makers route as ${makerExchangeName}`,
     })
   }
   return {

@@ -23,9 +23,9 @@ export type SwapIntent = PartnerOptions & {
 
 /** A router call built from a route: calldata, value, and what it may pull from the user. */
 export type SwapCall = {
-  functionName: 'swapExactAmountIn' | 'swapExactAmountOut'
+  functionName: 'swapExactAmountIn' | 'swapExactAmountOut' | 'swapOnAugustusRFQTryBatchFill'
   /** The call's arguments by their ABI names, amounts as decimal strings (the `onlyParams` answer). */
-  params: Record<string, string | string[]>
+  params: Record<string, string | string[] | Record<string, string | number>>
   data: Hex
   /** Wei sent with the call: the source amount (or its maximum) when selling native ETH. */
   value: bigint
@@ -38,37 +38,61 @@ export type SwapCall = {
 
 const bps = 10_000n
 
-/** Checks the intent's rules (partner options, amounts, slippage, deadline) and encodes the v6.2 router call. */
-export function planSwapCall(route: PriceRouteJson, intent: SwapIntent, nowSeconds: number): SwapCall {
+/** The amounts, recipient and deadline of a build, checked against the route (shared by pool and maker routes). */
+export type SwapTerms = {
+  /** SELL: the exact source; BUY: the most source the user pays. */
+  maxSrcAmount: bigint
+  /** SELL: the least destination the user accepts; BUY: the exact destination. */
+  destAmount: bigint
+  /** SELL: the exact source; BUY: the exact destination. */
+  fixedAmount: bigint
+  /** SELL: the least destination; BUY: the most source. */
+  boundAmount: bigint
+  beneficiary: Address
+  /** Unix seconds; 0 means none. */
+  deadline: bigint
+}
+
+/** Checks the intent's rules (partner options, amounts, slippage, deadline) against the route. */
+export function checkSwapTerms(route: PriceRouteJson, intent: SwapIntent, nowSeconds: number): SwapTerms {
   checkPartnerOptions(route, intent)
   if (intent.deadline !== undefined && intent.deadline < nowSeconds) {
     throw new ApiError(marketErrors.invalidDeadline, {
       message: `Invalid deadline: ${intent.deadline} is before the sandbox's current time ${nowSeconds} (unix seconds)`,
     })
   }
+  const beneficiary = getAddress(intent.receiver ?? intent.userAddress)
+  const deadline = BigInt(intent.deadline ?? 0) // 0: no deadline, like production's v6.2 calls
+  if (route.side === 'SELL') {
+    const srcAmount = fixedAmount(route, intent, 'src')
+    const minDestAmount = boundAmount(route, intent, 'dest')
+    return { maxSrcAmount: srcAmount, destAmount: minDestAmount, fixedAmount: srcAmount, boundAmount: minDestAmount, beneficiary, deadline }
+  }
+  const destAmount = fixedAmount(route, intent, 'dest')
+  const maxSrcAmount = boundAmount(route, intent, 'src')
+  return { maxSrcAmount, destAmount, fixedAmount: destAmount, boundAmount: maxSrcAmount, beneficiary, deadline }
+}
+
+/** Checks the intent's rules and encodes the v6.2 router call along the route's pools. */
+export function planSwapCall(route: PriceRouteJson, intent: SwapIntent, nowSeconds: number): SwapCall {
+  const { maxSrcAmount, destAmount, beneficiary, deadline } = checkSwapTerms(route, intent, nowSeconds)
   const srcNative = route.srcToken === nativeTokenWire
   const srcToken = srcNative ? nativeTokenPlaceholder : getAddress(route.srcToken)
   const destToken = route.destToken === nativeTokenWire ? nativeTokenPlaceholder : getAddress(route.destToken)
   const pools = route.bestRoute.flatMap((part) => part.swaps.map((swap) => getAddress(swap.swapExchanges[0]?.poolAddresses[0] ?? '')))
-  const beneficiary = getAddress(intent.receiver ?? intent.userAddress)
-  const deadline = BigInt(intent.deadline ?? 0) // 0: no deadline, like production's v6.2 calls
   const abi = getContractArtifact('MarketRouter').abi
   if (route.side === 'SELL') {
-    const srcAmount = fixedAmount(route, intent, 'src')
-    const minDestAmount = boundAmount(route, intent, 'dest')
-    const args = [srcToken, destToken, srcAmount, minDestAmount, pools, beneficiary, deadline] as const
+    const args = [srcToken, destToken, maxSrcAmount, destAmount, pools, beneficiary, deadline] as const
     return {
       functionName: 'swapExactAmountIn',
       params: namedParams(['srcToken', 'destToken', 'srcAmount', 'minDestAmount', 'pools', 'beneficiary', 'deadline'], args),
       data: encodeFunctionData({ abi, functionName: 'swapExactAmountIn', args }),
-      value: srcNative ? srcAmount : 0n,
+      value: srcNative ? maxSrcAmount : 0n,
       srcNative,
       srcToken,
-      maxSrcAmount: srcAmount,
+      maxSrcAmount,
     }
   }
-  const destAmount = fixedAmount(route, intent, 'dest')
-  const maxSrcAmount = boundAmount(route, intent, 'src')
   const args = [srcToken, destToken, maxSrcAmount, destAmount, pools, beneficiary, deadline] as const
   return {
     functionName: 'swapExactAmountOut',

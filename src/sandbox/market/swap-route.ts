@@ -30,7 +30,8 @@ export function registerSwapRoute(app: FastifyInstance, venue: SandboxVenue): vo
         message: `Unsupported version: GET /swap without version=6.2 builds for the legacy v5 router, which the sandbox does not deploy; pass version=6.2`,
       })
     }
-    const { route } = await quotePriceRoute(venue, request.query as Record<string, unknown>)
+    // As in production, GET /swap prices without RFQ liquidity.
+    const { route } = await quotePriceRoute(venue, { ...(request.query as Record<string, unknown>), excludeRFQ: 'true' })
     const { envelope } = await buildMarketTransaction(
       venue,
       route,

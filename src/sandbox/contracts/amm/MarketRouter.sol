@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {SafeTransfer} from "../lib/SafeTransfer.sol";
+import {RfqSettlement} from "../Rfq.sol";
 import {WrappedNative} from "../tokens/WrappedNative.sol";
 import {ConstantProductPool} from "./ConstantProductPool.sol";
 
@@ -9,6 +10,8 @@ import {ConstantProductPool} from "./ConstantProductPool.sol";
 ///         ConstantProductPools. It is its own token-transfer proxy, so users approve the router itself.
 /// @dev Revert texts follow what clients of the real router meet: "TransferHelper: TRANSFER_FROM_FAILED" for a
 ///      missing allowance or balance, "INSUFFICIENT_OUTPUT" for slippage on sells and buys alike.
+///      Market makers' firm quotes (RFQ orders whose `taker` is this router) are filled through the chain's RFQ
+///      settlement contract by swapOnAugustusRFQTryBatchFill.
 contract MarketRouter {
     address private constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
@@ -25,11 +28,19 @@ contract MarketRouter {
 
     bool private _initialized;
     address public wrappedNative;
+    /// @notice The chain's RFQ settlement contract, which fills market makers' firm quotes.
+    address public rfqSettlement;
 
     function initialize(address wrappedNative_) external {
         if (_initialized) revert AlreadyInitialized();
         _initialized = true;
         wrappedNative = wrappedNative_;
+    }
+
+    /// @notice Sets the RFQ settlement contract once (the chain fixture does it right after placing the router).
+    function setRfqSettlement(address rfqSettlement_) external {
+        if (rfqSettlement != address(0)) revert AlreadyInitialized();
+        rfqSettlement = rfqSettlement_;
     }
 
     /// @dev Only the wrapped native contract sends the coin here (on unwrap); anything else would be stranded.
@@ -94,6 +105,33 @@ contract MarketRouter {
             SafeTransfer.safeTransferNative(msg.sender, msg.value - srcAmount);
         }
         emit Swapped(msg.sender, srcToken, destToken, srcAmount, destAmount, beneficiary);
+    }
+
+    /// @notice Fills a market maker's firm quote for the caller: pulls `takerFill` of the order's takerAsset from the
+    ///         caller, lets the RFQ contract take it (the router is the order's taker) and has the maker asset paid to
+    ///         `beneficiary` (0 = the caller). The order's nonceAndMeta must name the caller in its low 160 bits: a firm
+    ///         quote is made for one user and nobody else can take it. `deadline` 0 means none.
+    /// @dev Production's method of the same name takes batches of orders; the sandbox fills one order.
+    function swapOnAugustusRFQTryBatchFill(
+        RfqSettlement.Order calldata order,
+        bytes calldata signature,
+        uint256 takerFill,
+        uint256 minMakerFill,
+        address beneficiary,
+        uint256 deadline
+    ) external returns (uint256 makerFill) {
+        _checkDeadline(deadline);
+        require(address(uint160(order.nonceAndMeta)) == msg.sender, "RFQ_USER_MISMATCH");
+        address rfq = rfqSettlement;
+        require(rfq != address(0), "RFQ_NOT_SET");
+        if (beneficiary == address(0)) beneficiary = msg.sender;
+
+        bool pulled = SafeTransfer.tryTransferFrom(order.takerAsset, msg.sender, address(this), takerFill);
+        require(pulled, "TransferHelper: TRANSFER_FROM_FAILED");
+        _approve(order.takerAsset, rfq, takerFill);
+        makerFill = RfqSettlement(rfq).partialFillOrderWithTarget(order, signature, takerFill, beneficiary);
+        require(makerFill >= minMakerFill, "INSUFFICIENT_OUTPUT");
+        emit Swapped(msg.sender, order.takerAsset, order.makerAsset, takerFill, makerFill, beneficiary);
     }
 
     /// @notice Output of selling `srcAmount` of `srcToken` along `pools`.
@@ -184,6 +222,14 @@ contract MarketRouter {
             address to = i == last ? recipient : pools[i + 1];
             amountOut = ConstantProductPool(pools[i]).swap(path[i], minOutputs[i], to);
         }
+    }
+
+    /// @dev Sets an allowance exactly, through zero first (USDT-style tokens refuse non-zero to non-zero; they return
+    ///      no data, hence the low-level call).
+    function _approve(address token, address spender, uint256 amount) private {
+        (bool ok, bytes memory result) = token.call(abi.encodeWithSelector(0x095ea7b3, spender, 0));
+        if (ok && amount != 0) (ok, result) = token.call(abi.encodeWithSelector(0x095ea7b3, spender, amount));
+        require(ok && (result.length == 0 || abi.decode(result, (bool))), "APPROVE_FAILED");
     }
 
     function _sendNative(address to, uint256 amount) private {
