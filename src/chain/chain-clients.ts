@@ -10,9 +10,9 @@ import {
   type Transport,
   type WalletClient,
 } from 'viem'
-import * as knownChains from 'viem/chains'
 import { z } from 'zod'
 import { BaseError } from '../errors/base.js'
+import { serviceChains } from './service-chains.js'
 
 export const chainClientsConfigSchema = z.object({
   chains: z
@@ -83,21 +83,13 @@ export function requireChainClients(clients: ReadonlyMap<number, ChainClients>, 
 }
 
 function defineChainFor(chainId: number, rpcUrls: string[]): Chain {
-  const known = Object.values<unknown>(knownChains).find(
-    (candidate) => isChain(candidate) && candidate.id === chainId && !candidate.testnet,
-  )
-  const rpc = { default: { http: rpcUrls } }
-  if (isChain(known)) return { ...known, rpcUrls: rpc }
+  const known = serviceChains[chainId]
   return defineChain({
     id: chainId,
-    name: `chain ${chainId}`,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: rpc,
+    name: known?.name ?? `chain ${chainId}`,
+    nativeCurrency: known?.nativeCurrency ?? { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: rpcUrls } },
   })
-}
-
-function isChain(value: unknown): value is Chain {
-  return typeof value === 'object' && value !== null && 'id' in value && 'rpcUrls' in value
 }
 
 /**

@@ -2,6 +2,7 @@ import { readdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BotSetupError, loadStrategyDefinitions, openBotSession } from '../../src/cli/bot-session.js'
+import { loadMakerStrategyOf, requireMakerConfig } from '../../src/cli/maker-setup.js'
 import { ConfigError, loadConfigDocument, parseConfigDocument } from '../../src/config/load-config.js'
 import { createLogger } from '../../src/log/logger.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
@@ -82,7 +83,11 @@ describe('loadStrategyDefinitions', () => {
     async (file) => {
       const document = loadConfigDocument(`${configDirectory}${file}`, { env: {} })
       const loaded = await loadStrategyDefinitions(document)
-      expect(loaded.length).toBeGreaterThan(0)
+      // A maker config runs its maker strategy (section maker), not bot strategies.
+      if (document.config.maker !== undefined) {
+        const maker = await loadMakerStrategyOf(document, requireMakerConfig(document))
+        expect(maker.name).toBe(document.config.maker.strategy.use)
+      } else expect(loaded.length).toBeGreaterThan(0)
       expect(loaded.map(({ entry }) => entry.name)).toEqual(
         document.config.strategies.filter((entry) => entry.enabled).map((entry) => entry.name),
       )
