@@ -2,6 +2,7 @@ import { type Address, keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { DeploymentContracts } from '../chain/deployment.js'
 import { loadStrategyDefinitions } from '../cli/bot-session.js'
+import { executorSettingsOf } from '../config/executor-settings.js'
 import type { ConfigDocument } from '../config/load-config.js'
 import { BaseError } from '../errors/base.js'
 import { createExecutor, type ExecutionOutcome } from '../exec/executor/executor.js'
@@ -153,13 +154,7 @@ export async function runBacktest({
       clock,
       logger,
       limits,
-      settings: {
-        preference: { mode: config.executor.preferMode, marginBps: config.executor.preferMarginBps },
-        permitPreference: config.executor.permitPreference,
-        approvalPolicy: config.executor.approvalPolicy,
-        deltaValiditySeconds: config.executor.deltaValiditySeconds,
-        marketValiditySeconds: config.executor.marketValiditySeconds,
-      },
+      settings: executorSettingsOf(config.executor),
     }),
     decimalsOf: async (chainId, token) => {
       const known = decimals.get(`${chainId}:${token.toLowerCase()}`)

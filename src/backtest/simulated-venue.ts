@@ -359,34 +359,17 @@ export function createSimulatedVenue({ book, clock, journal, model, random, bala
   function trySettleOtc(order: RestingOrder): boolean {
     const otc = order.otc as NonNullable<RestingOrder['otc']>
     const now = clock.now()
-    const buy = priceFromBook(
-      book,
-      {
-        source: 'market',
-        chainId: order.chainId,
-        destChainId: order.chainId,
-        srcToken: otc.takerAsset,
-        destToken: otc.makerAsset,
-        side: 'BUY',
-      },
-      otc.makerAmount,
-      now,
-      maxAgeMs,
-    )
-    const sell = priceFromBook(
-      book,
-      {
-        source: 'market',
-        chainId: order.chainId,
-        destChainId: order.chainId,
-        srcToken: otc.takerAsset,
-        destToken: otc.makerAsset,
-        side: 'SELL',
-      },
-      otc.takerAmount,
-      now,
-      maxAgeMs,
-    )
+    // What the market gives a taker paying takerAsset for makerAsset: BUY the maker amount, or SELL the taker amount.
+    const market = (side: 'BUY' | 'SELL', amount: bigint) =>
+      priceFromBook(
+        book,
+        { source: 'market', chainId: order.chainId, destChainId: order.chainId, srcToken: otc.takerAsset, destToken: otc.makerAsset, side },
+        amount,
+        now,
+        maxAgeMs,
+      )
+    const buy = market('BUY', otc.makerAmount)
+    const sell = market('SELL', otc.takerAmount)
     const takerWins = (buy !== undefined && buy.srcAmount >= otc.takerAmount) || (sell !== undefined && sell.destAmount <= otc.makerAmount)
     if (!takerWins || balanceOf(order.chainId, otc.makerAsset) < otc.makerAmount) return false
     retire(order)

@@ -9,6 +9,7 @@ import { getContracts } from '../api/resources/get-contracts.js'
 import { type ChainClients, createChainClients } from '../chain/chain-clients.js'
 import type { DeploymentContracts } from '../chain/deployment.js'
 import { loadAccount } from '../chain/load-account.js'
+import { executorSettingsOf } from '../config/executor-settings.js'
 import { type ConfigDocument, ConfigError } from '../config/load-config.js'
 import type { DeltaflowConfig } from '../config/schema.js'
 import { BaseError } from '../errors/base.js'
@@ -103,13 +104,7 @@ export async function openBotSession({ document, live, logger, env = process.env
       logger,
       limits,
       killSwitch,
-      settings: {
-        preference: { mode: config.executor.preferMode, marginBps: config.executor.preferMarginBps },
-        permitPreference: config.executor.permitPreference,
-        approvalPolicy: config.executor.approvalPolicy,
-        deltaValiditySeconds: config.executor.deltaValiditySeconds,
-        marketValiditySeconds: config.executor.marketValiditySeconds,
-      },
+      settings: executorSettingsOf(config.executor),
     })
     const strategies = definitions.map(({ entry, definition }) =>
       createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal, logger }),

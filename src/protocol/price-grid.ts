@@ -102,8 +102,14 @@ export function fillFromGrid(grid: PriceGrid, { src, side, amount, baseDecimals,
 }
 
 function reduce({ n, d }: Ratio): Ratio {
-  let a = n < 0n ? -n : n
-  let b = d
-  while (b !== 0n) [a, b] = [b, a % b]
-  return a <= 1n ? { n, d } : { n: n / a, d: d / a }
+  const divisor = greatestCommonDivisor(n, d)
+  return divisor <= 1n ? { n, d } : { n: n / divisor, d: d / divisor }
+}
+
+/** Of two integers (the sign of `a` ignored; `b` ≥ 0). */
+export function greatestCommonDivisor(a: bigint, b: bigint): bigint {
+  let x = a < 0n ? -a : a
+  let y = b
+  while (y !== 0n) [x, y] = [y, x % y]
+  return x
 }

@@ -13,7 +13,7 @@ export type LoadStrategyParameters = {
   /** Where relative paths and npm packages are resolved from: the config file's directory. */
   baseDirectory: string
   /** Searched in order for built-in names. Default: `<baseDirectory>/strategies`, then deltaflow's own strategies/. */
-  strategyDirectories?: readonly string[]
+  strategyDirectories?: readonly string[] | undefined
 }
 
 export type LoadedStrategy = {
@@ -32,10 +32,23 @@ const entryFiles = ['index.ts', 'index.js']
  * @example
  * const { definition } = await loadStrategy('twap', { baseDirectory: dirname(configFile) })
  */
-export async function loadStrategy(
+export async function loadStrategy(reference: string, parameters: LoadStrategyParameters): Promise<LoadedStrategy> {
+  const { exported, source } = await importStrategyModule(reference, parameters, {
+    kind: 'a strategy',
+    hint: 'export default defineStrategy({ apiVersion: 1, name, configSchema, subscriptions, ... })',
+  })
+  return { definition: checkStrategyDefinition(exported, reference), source }
+}
+
+/**
+ * Finds a strategy reference (locateStrategy) and imports it: its default export, or its export named `strategy`,
+ * unchecked. Shared by the bot's and the maker's strategy loaders, which each check the definition they expect.
+ */
+export async function importStrategyModule(
   reference: string,
   { baseDirectory, strategyDirectories }: LoadStrategyParameters,
-): Promise<LoadedStrategy> {
+  expected: { kind: string; hint: string },
+): Promise<{ exported: unknown; source: LoadedStrategy['source'] }> {
   const source = locateStrategy(
     reference,
     baseDirectory,
@@ -57,15 +70,15 @@ export async function loadStrategy(
     const names = Object.keys(module)
     throw new StrategyLoadError({
       reference,
-      reason: `expected ${source.file} to export a strategy as default or as "strategy", received ${names.length > 0 ? `exports ${names.join(', ')}` : 'no exports'}`,
-      hint: 'export default defineStrategy({ apiVersion: 1, name, configSchema, subscriptions, ... })',
+      reason: `expected ${source.file} to export ${expected.kind} as default or as "strategy", received ${names.length > 0 ? `exports ${names.join(', ')}` : 'no exports'}`,
+      hint: expected.hint,
     })
   }
-  return { definition: checkStrategyDefinition(exported, reference), source }
+  return { exported, source }
 }
 
 /** Where a strategy reference points: a built-in's entry file, a file, or an installed package's entry (StrategyLoadError if none). */
-export function locateStrategy(reference: string, baseDirectory: string, strategyDirectories: readonly string[]): LoadedStrategy['source'] {
+function locateStrategy(reference: string, baseDirectory: string, strategyDirectories: readonly string[]): LoadedStrategy['source'] {
   if (reference.startsWith('.') || isAbsolute(reference) || /\.(ts|js|mjs)$/.test(reference)) {
     const file = resolve(baseDirectory, reference)
     if (!existsSync(file)) {

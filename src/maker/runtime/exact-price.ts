@@ -1,4 +1,5 @@
-import { parseDecimal } from '../../protocol/price-grid.js'
+import { formatUnits } from 'viem'
+import { greatestCommonDivisor, parseDecimal } from '../../protocol/price-grid.js'
 import type { ExactPrice } from '../maker-strategy.js'
 
 // Exact prices (bigint ratios) for makers: quote units per one whole base token. Grids are computed exactly and
@@ -60,10 +61,7 @@ export function roundPrice(price: ExactPrice, decimals: number, rounding: 'down'
 /** An integer of `decimals` implied decimals as a decimal string without trailing zeros ("1850.25", "3"). */
 export function formatScaled(value: bigint, decimals: number): string {
   if (value < 0n) throw new RangeError(`expected a non-negative value, received ${value}`)
-  const text = value.toString().padStart(decimals + 1, '0')
-  const whole = text.slice(0, text.length - decimals)
-  const fraction = text.slice(text.length - decimals).replace(/0+$/, '')
-  return fraction === '' ? whole : `${whole}.${fraction}`
+  return formatUnits(value, decimals)
 }
 
 /** A decimal string of whole units as raw units of a token of `decimals` (rounded down). */
@@ -75,11 +73,4 @@ export function decimalToRaw(text: string, decimals: number): bigint {
 /** An approximate number, for logs and informational fields only. */
 export function priceToNumber(price: ExactPrice): number {
   return Number(formatScaled(roundPrice(price, 12, 'down'), 12))
-}
-
-function greatestCommonDivisor(a: bigint, b: bigint): bigint {
-  let x = a < 0n ? -a : a
-  let y = b
-  while (y !== 0n) [x, y] = [y, x % y]
-  return x
 }
