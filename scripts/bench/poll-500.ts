@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { parseUnits } from 'viem'
 import { z } from 'zod'
 import { createApiClient } from '../../src/api/client.js'
-import { addressSchema } from '../../src/api/wire.js'
+import { wireAddressSchema } from '../../src/domain/wire-fields.js'
 import { type QuoteRequest, quoteRequestKey } from '../../src/feed/quote.js'
 import { createQuoteFeed } from '../../src/feed/quote-feed.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
@@ -173,7 +173,7 @@ function benchRequests(tokens: readonly SandboxToken[], count: number): QuoteReq
 
 const readyLineSchema = z.object({
   url: z.string(),
-  tokens: z.array(z.object({ chainId: z.number(), symbol: z.string(), address: addressSchema, decimals: z.number() })),
+  tokens: z.array(z.object({ chainId: z.number(), symbol: z.string(), address: wireAddressSchema, decimals: z.number() })),
 })
 
 /** `deltaflow sandbox --json` in a child process, once it printed its ready line. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { issueMessage } from './wire.js'
+import { issueMessage } from '../domain/wire-fields.js'
 
 /** A JSON value exactly as the service sent it (the output of JSON.parse). */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | JsonObject

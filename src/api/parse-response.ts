@@ -1,6 +1,6 @@
 import type { z } from 'zod'
+import { issueMessage } from '../domain/wire-fields.js'
 import { ApiResponseError } from './errors.js'
-import { issueMessage } from './wire.js'
 
 /**
  * Parses a 2xx answer of `endpoint` with its schema; throws ApiResponseError naming every bad field by its path

@@ -1,6 +1,6 @@
 import { endianness } from 'node:os'
 import { crc32 } from 'node:zlib'
-import { issueMessage } from '../api/wire.js'
+import { issueMessage } from '../domain/wire-fields.js'
 import { BaseError } from '../errors/base.js'
 
 // The binary layout of a quote store block (quote-store.md, "Blocks"): a 24-byte header, then one column per field,

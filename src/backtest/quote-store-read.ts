@@ -1,7 +1,14 @@
 import { inflateSync } from 'node:zlib'
 import BetterSqlite3 from 'better-sqlite3'
 import { z } from 'zod'
-import { addressSchema, amountSchema, chainIdSchema, describeReceived, integerSchema, sideSchema } from '../api/wire.js'
+import {
+  describeReceived,
+  integerSchema,
+  wireAddressSchema,
+  wireAmountSchema,
+  wireChainIdSchema,
+  wireSideSchema,
+} from '../domain/wire-fields.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import { type RecordedQuotesHeader, recordedQuoteLineSchema, recordedQuotesHeaderSchema } from '../feed/recorded-quote.js'
 import type { QuoteBlock, QuoteReplaySource, ReplayCosts, ReplayRange, ReplayRequest } from './quote-blocks.js'
@@ -54,14 +61,14 @@ const requestRowSchema = z.object({
   id: integerSchema,
   key: z.string(),
   source: z.enum(['delta', 'market', 'unified']),
-  chain_id: chainIdSchema,
-  dest_chain_id: chainIdSchema.nullable(),
-  src_token: addressSchema,
-  dest_token: addressSchema,
+  chain_id: wireChainIdSchema,
+  dest_chain_id: wireChainIdSchema.nullable(),
+  src_token: wireAddressSchema,
+  dest_token: wireAddressSchema,
   src_decimals: integerSchema,
   dest_decimals: integerSchema,
-  side: sideSchema,
-  amount: amountSchema,
+  side: wireSideSchema,
+  amount: wireAmountSchema,
 })
 
 const blockRowSchema = z.object({

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
 import BetterSqlite3 from 'better-sqlite3'
-import { describeReceived } from '../api/wire.js'
+import { describeReceived } from '../domain/wire-fields.js'
 import { type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import {
   type RecordedQuote,

@@ -1,9 +1,9 @@
 import { type Address, erc20Abi, formatUnits } from 'viem'
 import type { ChainClients } from '../chain/chain-clients.js'
 import { nativeToken } from '../chain/token-flows.js'
+import type { OrderMode } from '../domain/order-status.js'
+import { isFinalStatus } from '../domain/order-status.js'
 import type { Journal } from '../journal/journal.js'
-import type { OrderMode } from '../journal/order-status.js'
-import { isFinalStatus } from '../journal/order-status.js'
 
 /** What the journal says a bot did: per strategy, its intents, orders by status, fills, refunds and token flows. */
 export type JournalSummary = {

@@ -1,7 +1,15 @@
 import { z } from 'zod'
 import { type DeltaPrice, deltaPriceSchema } from '../api/delta/delta-price-schema.js'
 import { marketPriceRouteSchema } from '../api/market/price-route-schema.js'
-import { addressSchema, amountSchema, chainIdSchema, describeReceived, integerSchema, issueMessage, sideSchema } from '../api/wire.js'
+import {
+  describeReceived,
+  integerSchema,
+  issueMessage,
+  wireAddressSchema,
+  wireAmountSchema,
+  wireChainIdSchema,
+  wireSideSchema,
+} from '../domain/wire-fields.js'
 import { BaseError } from '../errors/base.js'
 import { nativeTokenPlaceholder } from '../protocol/addresses.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from './quote.js'
@@ -53,24 +61,26 @@ export const recordedQuoteLineSchema = z.object({
   requestedAt: integerSchema,
   key: z.string(),
   source: z.enum(['delta', 'market', 'unified'], expecting('delta, market or unified')),
-  chainId: chainIdSchema,
+  chainId: wireChainIdSchema,
   /** Present on crosschain quotes only. */
-  destChainId: chainIdSchema.optional(),
-  srcToken: addressSchema,
+  destChainId: wireChainIdSchema.optional(),
+  srcToken: wireAddressSchema,
   srcDecimals: integerSchema,
-  destToken: addressSchema,
+  destToken: wireAddressSchema,
   destDecimals: integerSchema,
-  side: sideSchema,
+  side: wireSideSchema,
   /** The request's fixed amount. */
-  amount: amountSchema,
-  srcAmount: amountSchema,
-  destAmount: amountSchema,
-  gas: z.object({ usd: usdSchema.optional(), wei: amountSchema.optional(), units: amountSchema.optional() }).optional(),
+  amount: wireAmountSchema,
+  srcAmount: wireAmountSchema,
+  destAmount: wireAmountSchema,
+  gas: z.object({ usd: usdSchema.optional(), wei: wireAmountSchema.optional(), units: wireAmountSchema.optional() }).optional(),
   fees: z
     .object({
       partnerPercent: z.number().optional(),
-      bridge: z.array(z.object({ chainId: chainIdSchema, token: addressSchema, amount: amountSchema, usd: usdSchema })).optional(),
-      destAmountAfterFee: amountSchema.optional(),
+      bridge: z
+        .array(z.object({ chainId: wireChainIdSchema, token: wireAddressSchema, amount: wireAmountSchema, usd: usdSchema }))
+        .optional(),
+      destAmountAfterFee: wireAmountSchema.optional(),
     })
     .optional(),
   /** The service's answer as it was parsed, so the quote can be acted on or replayed exactly. */

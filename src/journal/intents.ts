@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
-import type { IntentKind } from '../exec/intents/intent-schema.js'
+import type { IntentKind } from '../domain/intents/intent-schema.js'
 import type { Clock } from '../time/clock.js'
 import { JournalRecordNotFoundError } from './journal-errors.js'
 import type { createSpendTotalStatements } from './spend-totals.js'

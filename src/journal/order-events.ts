@@ -1,8 +1,8 @@
 import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
+import { isFinalStatus, isStatusOfMode, type OrderMode, type OrderStatus, orderStatusSchema } from '../domain/order-status.js'
 import type { Clock } from '../time/clock.js'
 import { JournalConflictError, JournalRecordNotFoundError, JournalValueError } from './journal-errors.js'
-import { isFinalStatus, isStatusOfMode, type OrderMode, type OrderStatus, orderStatusSchema } from './order-status.js'
 import { amountColumn, toAmountText } from './sql-values.js'
 
 export const statusHistoryRowSchema = z

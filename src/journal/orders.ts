@@ -1,8 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { z } from 'zod'
+import { type OrderMode, type OrderStatus, orderModes, orderStatusSchema, signedStatus } from '../domain/order-status.js'
 import type { Clock } from '../time/clock.js'
 import { JournalConflictError, JournalRecordNotFoundError } from './journal-errors.js'
-import { type OrderMode, type OrderStatus, orderModes, orderStatusSchema, signedStatus } from './order-status.js'
 import { amountColumn, flagColumn, jsonColumn, toAddress, toAmountText, toJsonText } from './sql-values.js'
 
 export const orderRowSchema = z

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { RiskUsage, TokenUsage } from '../exec/risk/risk-usage.js'
+import type { RiskUsage, TokenUsage } from '../domain/risk-usage.js'
 import type { createSpendTotalStatements } from './spend-totals.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import { utcDay } from '../exec/risk/risk-usage.js'
+import { utcDay } from '../domain/risk-usage.js'
 import { toAmountText } from './sql-values.js'
 
 /** The total over all days is kept under this day. */

@@ -1,5 +1,6 @@
 import type { Journal } from '../journal/journal.js'
 import type { FillEvent, OrderUpdateEvent, RefundEvent } from '../strategy/strategy-events.js'
+import { toFillView, toOrderView, toRefundView } from './order-views.js'
 
 /** An event for one strategy, read from the journal; `acknowledge()` once the strategy has handled it. */
 export type StrategyOrderEvent = { strategy: string; acknowledge: () => void } & (
@@ -35,6 +36,11 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
       for (const delivery of journal.pendingDeliveries(strategy)) {
         const order = journal.getOrder({ id: delivery.orderId })
         if (!order) continue
+        let view: ReturnType<typeof toOrderView> | undefined
+        const orderView = () => {
+          view ??= toOrderView(order)
+          return view
+        }
         const lastFillId = Math.max(lastFillIds.get(order.id) ?? 0, delivery.lastFillId)
         for (const fill of journal.fillsOf(order.id)) {
           if (fill.id <= lastFillId) continue
@@ -42,7 +48,7 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
           events.push({
             strategy,
             type: 'fill',
-            event: { order, fill },
+            event: { order: orderView(), fill: toFillView(fill) },
             acknowledge: () => journal.markDelivered({ orderId: order.id, fillId: fill.id }),
           })
         }
@@ -54,7 +60,7 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
           events.push({
             strategy,
             type: 'refund',
-            event: { order, refund },
+            event: { order: orderView(), refund: toRefundView(refund) },
             acknowledge: () => journal.markDelivered({ orderId: order.id, refunds: count }),
           })
         })
@@ -66,7 +72,7 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
           events.push({
             strategy,
             type: 'orderUpdate',
-            event: { order, reason },
+            event: { order: orderView(), reason },
             acknowledge: () => journal.markDelivered({ orderId: order.id, status }),
           })
         }

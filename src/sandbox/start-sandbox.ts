@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import { createRandom } from '../domain/seeded-random.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import { createScaledClock } from '../time/clock.js'
 import { developmentAccounts } from './chains/accounts.js'
@@ -21,7 +22,6 @@ import { createResourcesDesk } from './server/resources-desk.js'
 import { syncChainTime } from './venue/chain-time.js'
 import { ChainVenue } from './venue/chain-venue.js'
 import { loadDefaultPricePaths } from './venue/price-path.js'
-import { createRandom } from './venue/random.js'
 import { createReferenceMarket } from './venue/reference-market.js'
 import { createSandboxVenue, type SandboxVenue } from './venue/sandbox-venue.js'
 

@@ -1,4 +1,4 @@
-import { describeReceived } from '../api/wire.js'
+import { describeReceived } from '../domain/wire-fields.js'
 import type { StrategyDefinition } from './define-strategy.js'
 import { StrategyLoadError } from './strategy-errors.js'
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { IntentContentInput } from '../exec/intents/intent-schema.js'
+import type { IntentContentInput } from '../domain/intents/intent-schema.js'
 import type { Quote, QuoteRequest } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
 import { checkStrategyDefinition, type strategyApiVersion } from './check-strategy-definition.js'

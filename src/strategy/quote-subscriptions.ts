@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { issueMessage } from '../api/wire.js'
-import { intentAddressSchema, intentAmountSchema, intentChainIdSchema, intentSideSchema } from '../exec/intents/intent-fields.js'
+import { intentAddressSchema, intentAmountSchema, intentChainIdSchema, intentSideSchema } from '../domain/intents/intent-fields.js'
+import { issueMessage } from '../domain/wire-fields.js'
 import type { QuoteRequest } from '../feed/quote.js'
 import { StrategyError, type StrategyHandlerName } from './strategy-errors.js'
 import type { BalanceRequest } from './strategy-events.js'

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import { issueMessage } from '../api/wire.js'
-import type { Intent } from '../exec/intents/intent-schema.js'
+import type { Intent } from '../domain/intents/intent-schema.js'
+import { issueMessage } from '../domain/wire-fields.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
 import type { Clock } from '../time/clock.js'

@@ -1,23 +1,21 @@
 import type { Address } from 'viem'
-import type { JournalFill } from '../journal/order-events.js'
-import type { JournalOrder } from '../journal/orders.js'
-import type { JournalRefund } from '../journal/refunds.js'
+import type { FillView, IntentResult, OrderView, RefundView } from '../domain/order-views.js'
 
-// What a strategy hears about its orders, built from the journal's rows. Each event is one object so the contract can
-// grow a field without breaking plugins; strategies receive frozen copies.
+// What a strategy hears about its orders: views the runtime maps from the journal's rows. Each event is one object so
+// the contract can grow a field without breaking plugins; strategies receive frozen copies.
 
 /** An order of this strategy changed status (`order.status` is the new one). */
 export type OrderUpdateEvent = {
-  order: JournalOrder
+  order: OrderView
   /** What the venue or the executor said about the change, when anything. */
   reason: string | null
 }
 
 /** Tokens moved for an order of this strategy (one fill; partial fills arrive one by one). */
-export type FillEvent = { order: JournalOrder; fill: JournalFill }
+export type FillEvent = { order: OrderView; fill: FillView }
 
 /** A crosschain bridge returned tokens for an order of this strategy. */
-export type RefundEvent = { order: JournalOrder; refund: JournalRefund }
+export type RefundEvent = { order: OrderView; refund: RefundView }
 
 /** A token the strategy watches on one chain: the wallet's balance of it comes with every BalancesEvent. */
 export type BalanceRequest = {
@@ -34,16 +32,7 @@ export type BalancesEvent = {
 }
 
 /** What the executor did with one of the strategy's intents. */
-export type IntentResultEvent = {
-  intentId: string
-  kind: string
-  /** accepted: its order is placed; refused: stopped before signing (risk limit, no mode); failed: refused after; done: already final. */
-  status: 'accepted' | 'refused' | 'failed' | 'done'
-  /** Why it was refused or failed. */
-  reason: string | null
-  /** The order it made, when it made one. */
-  orderId: string | null
-}
+export type IntentResultEvent = IntentResult
 
 /** One of the strategy's timers fired. */
 export type TimerEvent = {

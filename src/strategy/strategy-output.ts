@@ -1,7 +1,7 @@
-import { describeReceived } from '../api/wire.js'
-import { createIntent } from '../exec/intents/create-intent.js'
-import type { Intent } from '../exec/intents/intent-schema.js'
-import { InvalidIntentError } from '../exec/intents/parse-intent.js'
+import { createIntent } from '../domain/intents/create-intent.js'
+import type { Intent } from '../domain/intents/intent-schema.js'
+import { InvalidIntentError } from '../domain/intents/parse-intent.js'
+import { describeReceived } from '../domain/wire-fields.js'
 import type { Clock } from '../time/clock.js'
 import { StrategyError, type StrategyHandlerName } from './strategy-errors.js'
 

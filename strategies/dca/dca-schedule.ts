@@ -1,10 +1,14 @@
-import { intentId } from '../../src/exec/intents/intent-id.js'
-import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
-import { isFinalStatus } from '../../src/journal/order-status.js'
-import type { Logger } from '../../src/log/logger.js'
-import type { IntentRequest, StrategyIntentContent } from '../../src/strategy/define-strategy.js'
-import type { DeepReadonly } from '../../src/strategy/frozen-copy.js'
-import type { FillEvent, OrderUpdateEvent } from '../../src/strategy/strategy-events.js'
+import {
+  type DeepReadonly,
+  type FillEvent,
+  type IntentRequest,
+  intentId,
+  isFinalStatus,
+  type Logger,
+  type OrderUpdateEvent,
+  parseIntentContent,
+  type StrategyIntentContent,
+} from '../../src/index.js'
 import { committedAmount, minDestAmountPerSlice, nextOrderAmount, remainingBudget } from './dca-budget.js'
 import { type DcaConfig, intervalSecondsOf, orderSpacingMsOf } from './dca-config.js'
 import type { DcaState, GuardQuote, OrderRecord } from './dca-state.js'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { StrategyState } from '../../src/strategy/define-strategy.js'
+import type { StrategyState } from '../../src/index.js'
 
 // What the dca strategy keeps in its journal state. Amounts are stored as decimal strings (state is JSON) and read
 // back as bigint; times are clock ms.

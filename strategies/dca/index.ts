@@ -1,5 +1,4 @@
-import type { StrategyContext, StrategyOutput } from '../../src/strategy/define-strategy.js'
-import { defineStrategy } from '../../src/strategy/define-strategy.js'
+import { defineStrategy, type StrategyContext, type StrategyOutput } from '../../src/index.js'
 import { type DcaConfig, dcaConfigSchema, nominalSliceAmountOf } from './dca-config.js'
 import {
   advanceSchedule,
@@ -11,6 +10,7 @@ import {
   wakeOnQuote,
   wakeTimeOf,
 } from './dca-schedule.js'
+
 import { type DcaState, readDcaState, readGuardQuote, readWakeTime, writeDcaState, writeGuardQuote, writeWakeTime } from './dca-state.js'
 
 /** Moves the schedule on from `schedule` and keeps the result; returns what to ask for. */

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { intentAddressSchema, intentChainIdSchema } from '../../src/exec/intents/intent-fields.js'
-import { defineStrategy } from '../../src/strategy/define-strategy.js'
+import { defineStrategy, intentAddressSchema, intentChainIdSchema } from '../../src/index.js'
 
 const rawAmount = z.string().regex(/^\d+$/, 'expected raw units as a decimal integer string').transform(BigInt)
 

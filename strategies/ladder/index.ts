@@ -1,5 +1,4 @@
-import { isFinalStatus } from '../../src/journal/order-status.js'
-import { defineStrategy, type IntentRequest, type StrategyContext } from '../../src/strategy/define-strategy.js'
+import { defineStrategy, type IntentRequest, isFinalStatus, type StrategyContext } from '../../src/index.js'
 import { type LadderConfig, ladderConfigSchema } from './ladder-config.js'
 import { intentIdOf, levelIntent, placeLevel } from './ladder-intents.js'
 import { gridIndexOf, oppositeSide } from './ladder-orders.js'

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { describeReceived } from '../../src/api/wire.js'
-import { intentAddressSchema, intentChainIdSchema } from '../../src/exec/intents/intent-fields.js'
+import { describeReceived, intentAddressSchema, intentChainIdSchema } from '../../src/index.js'
 import { levelIndices, levelOrder } from './ladder-orders.js'
 import { formatPrice, gridPrice, parseDecimalPrice, priceDecimals, priceScale } from './ladder-prices.js'
 

@@ -1,5 +1,4 @@
-import { createIntent } from '../../src/exec/intents/create-intent.js'
-import type { IntentRequest } from '../../src/strategy/define-strategy.js'
+import { createIntent, type IntentRequest } from '../../src/index.js'
 import type { LadderConfig } from './ladder-config.js'
 import { type LadderSide, levelOrder } from './ladder-orders.js'
 import { type LevelState, levelKey } from './ladder-state.js'

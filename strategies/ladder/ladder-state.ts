@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { canonicalJson } from '../../src/exec/intents/intent-id.js'
+import { canonicalJson } from '../../src/index.js'
 import type { LadderConfig } from './ladder-config.js'
 
 /** The key of the ladder's record in the strategy's journal state. */

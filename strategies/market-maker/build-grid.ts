@@ -1,6 +1,4 @@
-import type { ExactPrice } from '../../src/maker/maker-strategy.js'
-import { formatScaled, roundPrice, shiftPrice } from '../../src/maker/runtime/exact-price.js'
-import type { PriceGrid, PriceLevel } from '../../src/protocol/price-grid.js'
+import { type ExactPrice, formatScaled, type PriceGrid, type PriceLevel, roundPrice, shiftPrice } from '../../src/index.js'
 
 export type BuildGridParameters = {
   mid: ExactPrice

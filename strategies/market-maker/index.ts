@@ -1,5 +1,4 @@
-import { defineMakerStrategy, type ReferenceRequest } from '../../src/maker/maker-strategy.js'
-import { decimalToRaw } from '../../src/maker/runtime/exact-price.js'
+import { decimalToRaw, defineMakerStrategy, type ReferenceRequest } from '../../src/index.js'
 import { marketMakerConfigSchema } from './market-maker-config.js'
 import { quoteChain, referenceId } from './quote-chain.js'
 

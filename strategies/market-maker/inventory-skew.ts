@@ -1,4 +1,4 @@
-import type { ExactPrice } from '../../src/maker/maker-strategy.js'
+import type { ExactPrice } from '../../src/index.js'
 
 export type InventorySkewParameters = {
   /** Wallet balances, raw units. */

@@ -1,8 +1,12 @@
-import type { MakerChainOffer, MakerQuoteParameters } from '../../src/maker/maker-strategy.js'
-import { decimalToRaw } from '../../src/maker/runtime/exact-price.js'
-import type { MakerPair, MakerToken } from '../../src/protocol/maker-wire.js'
-import type { PriceGrid } from '../../src/protocol/price-grid.js'
-import type { DeepReadonly } from '../../src/strategy/frozen-copy.js'
+import {
+  type DeepReadonly,
+  decimalToRaw,
+  type MakerChainOffer,
+  type MakerPair,
+  type MakerQuoteParameters,
+  type MakerToken,
+  type PriceGrid,
+} from '../../src/index.js'
 import { buildGrid } from './build-grid.js'
 import { inventorySkewBps } from './inventory-skew.js'
 import type { MarketMakerChain, MarketMakerConfig } from './market-maker-config.js'

@@ -1,7 +1,12 @@
 import type { Address } from 'viem'
-import type { MakerBalance, MakerFirmQuote, ReferencePrice } from '../../src/maker/maker-strategy.js'
-import { decimalToRaw, formatScaled } from '../../src/maker/runtime/exact-price.js'
-import type { DeepReadonly } from '../../src/strategy/frozen-copy.js'
+import {
+  type DeepReadonly,
+  decimalToRaw,
+  formatScaled,
+  type MakerBalance,
+  type MakerFirmQuote,
+  type ReferencePrice,
+} from '../../src/index.js'
 import type { MarketMakerPair, MarketMakerToken } from './market-maker-config.js'
 
 // The off switch of the market maker: each check returns why the maker must not quote, or undefined.

@@ -1,5 +1,4 @@
-import { quoteAgeMs } from '../../src/feed/quote.js'
-import { defineStrategy, type IntentRequest, type StrategyContext } from '../../src/strategy/define-strategy.js'
+import { defineStrategy, type IntentRequest, quoteAgeMs, type StrategyContext } from '../../src/index.js'
 import { otcIntentRequest } from './otc-intent.js'
 import { type OtcPosterConfig, otcPosterConfigSchema } from './otc-poster-config.js'
 import { type Generation, type PosterState, readPosterState, writePosterState } from './poster-state.js'

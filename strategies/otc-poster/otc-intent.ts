@@ -1,5 +1,4 @@
-import type { IntentRequest } from '../../src/strategy/define-strategy.js'
-import type { DeepReadonly } from '../../src/strategy/frozen-copy.js'
+import type { DeepReadonly, IntentRequest } from '../../src/index.js'
 import type { OtcPosterConfig } from './otc-poster-config.js'
 import type { Generation } from './poster-state.js'
 

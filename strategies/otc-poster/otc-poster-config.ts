@@ -1,7 +1,6 @@
 import { isAddressEqual, zeroAddress } from 'viem'
 import { z } from 'zod'
-import { describeReceived } from '../../src/api/wire.js'
-import { intentAddressSchema, intentChainIdSchema } from '../../src/exec/intents/intent-fields.js'
+import { describeReceived, intentAddressSchema, intentChainIdSchema } from '../../src/index.js'
 
 const expecting = (what: string) => ({
   error: (issue: { input?: unknown }) => `expected ${what}, received ${describeReceived(issue.input)}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { StrategyState } from '../../src/strategy/define-strategy.js'
+import type { StrategyState } from '../../src/index.js'
 
 const amountText = z
   .string()

@@ -1,8 +1,5 @@
 import { z } from 'zod'
-import { isFinalStatus } from '../../src/journal/order-status.js'
-import { defineStrategy, type StrategyContext } from '../../src/strategy/define-strategy.js'
-import type { DeepReadonly } from '../../src/strategy/frozen-copy.js'
-import type { BalancesEvent } from '../../src/strategy/strategy-events.js'
+import { type BalancesEvent, type DeepReadonly, defineStrategy, isFinalStatus, type StrategyContext } from '../../src/index.js'
 import { planRebalance } from './plan-rebalance.js'
 import { type RebalancerConfig, rebalancerConfigSchema } from './rebalancer-config.js'
 import {

@@ -1,12 +1,12 @@
 import { z } from 'zod'
-import { describeReceived } from '../../src/api/wire.js'
 import {
+  describeReceived,
   intentAddressSchema,
   intentAmountSchema,
   intentChainIdSchema,
   priceImpactPercentSchema,
   slippageBpsSchema,
-} from '../../src/exec/intents/intent-fields.js'
+} from '../../src/index.js'
 
 const expecting = (what: string) => ({
   error: (issue: { input?: unknown }) => `expected ${what}, received ${describeReceived(issue.input)}`,

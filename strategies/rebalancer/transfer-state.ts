@@ -1,8 +1,5 @@
 import { z } from 'zod'
-import { addressSchema } from '../../src/api/wire.js'
-import { intentId } from '../../src/exec/intents/intent-id.js'
-import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
-import type { StrategyState } from '../../src/strategy/define-strategy.js'
+import { addressSchema, intentId, parseIntentContent, type StrategyState } from '../../src/index.js'
 
 // What the rebalancer keeps in its journal state: the one transfer in flight (with the exact intent asked for, so a
 // restart can ask again for the same intent id), the key generation, and what became of the last transfer.

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { createIntent } from '../../src/domain/intents/create-intent.js'
 import { createExecutor } from '../../src/exec/executor/executor.js'
-import { createIntent } from '../../src/exec/intents/create-intent.js'
 import { nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
 import { systemClock } from '../../src/time/clock.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'

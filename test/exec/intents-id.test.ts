@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createIntent } from '../../src/exec/intents/create-intent.js'
-import { intentId } from '../../src/exec/intents/intent-id.js'
-import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
+import { createIntent } from '../../src/domain/intents/create-intent.js'
+import { intentId } from '../../src/domain/intents/intent-id.js'
+import { parseIntentContent } from '../../src/domain/intents/parse-intent.js'
 import { ManualClock } from '../../src/time/clock.js'
 
 const content = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { InvalidIntentError, parseIntent } from '../../src/exec/intents/parse-intent.js'
+import { InvalidIntentError, parseIntent } from '../../src/domain/intents/parse-intent.js'
 
 const usdc = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'
 const weth = '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2'

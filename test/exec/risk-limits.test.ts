@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { Intent } from '../../src/exec/intents/intent-schema.js'
-import { parseIntent } from '../../src/exec/intents/parse-intent.js'
+import type { Intent } from '../../src/domain/intents/intent-schema.js'
+import { parseIntent } from '../../src/domain/intents/parse-intent.js'
+import { emptyRiskUsage, type RiskUsage } from '../../src/domain/risk-usage.js'
 import { checkRiskLimits } from '../../src/exec/risk/check-risk-limits.js'
 import { createKillSwitch } from '../../src/exec/risk/kill-switch.js'
 import { riskLimitsSchema, tokenKey } from '../../src/exec/risk/risk-limits-schema.js'
-import { emptyRiskUsage, type RiskUsage } from '../../src/exec/risk/risk-usage.js'
 
 const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
 const weth = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'

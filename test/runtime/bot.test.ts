@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { isFinalStatus } from '../../src/domain/order-status.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
-import { isFinalStatus } from '../../src/journal/order-status.js'
 import { createLogger } from '../../src/log/logger.js'
 import { createBot } from '../../src/runtime/bot.js'
 import { createSafeStrategy } from '../../src/strategy/safe-strategy.js'

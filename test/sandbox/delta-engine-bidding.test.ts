@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { createRandom } from '../../src/domain/seeded-random.js'
 import { agentProfiles } from '../../src/sandbox/delta/agents.js'
 import { bidsOf, drawBiddingRound, winningBid } from '../../src/sandbox/delta/engine/agent-bids.js'
 import { findLargestFill } from '../../src/sandbox/delta/engine/largest-fill.js'
 import { meetsLimit, type OrderTerms } from '../../src/sandbox/delta/engine/order-terms.js'
-import { createRandom } from '../../src/sandbox/venue/random.js'
 
 const terms = (side: 'SELL' | 'BUY', feeBps: bigint, crosschain = false): OrderTerms => ({
   flow: 'market',

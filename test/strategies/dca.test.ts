@@ -3,13 +3,12 @@ import fc from 'fast-check'
 import type { Address } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load-config.js'
-import type { Intent } from '../../src/exec/intents/intent-schema.js'
+import type { Intent } from '../../src/domain/intents/intent-schema.js'
+import type { OrderStatus } from '../../src/domain/order-status.js'
 import { type Quote, quoteRequestKey } from '../../src/feed/quote.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
+import type { FillView, OrderView } from '../../src/index.js'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
-import type { JournalFill } from '../../src/journal/order-events.js'
-import type { OrderStatus } from '../../src/journal/order-status.js'
-import type { JournalOrder } from '../../src/journal/orders.js'
 import { createLogger } from '../../src/log/logger.js'
 import { type Bot, createBot } from '../../src/runtime/bot.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
@@ -52,7 +51,7 @@ const baseConfig = {
 // ---------------------------------------------------------------------------------------------------------------
 // The strategy in its real wrapper (createSafeStrategy) over a real journal file and a manual clock.
 
-function journalOrder(intent: Intent, status: OrderStatus): JournalOrder {
+function journalOrder(intent: Intent, status: OrderStatus): OrderView {
   if (intent.kind !== 'twap-sell') throw new Error(`expected a twap-sell intent, received ${intent.kind}`)
   return {
     id: `${intent.id}/0`,
@@ -64,17 +63,13 @@ function journalOrder(intent: Intent, status: OrderStatus): JournalOrder {
     destChainId: 1,
     venueId: null,
     orderHash: null,
-    nonce: null,
     deadline: null,
-    srcToken: intent.srcToken.toLowerCase(),
-    destToken: intent.destToken.toLowerCase(),
+    srcToken: intent.srcToken.toLowerCase() as Address,
+    destToken: intent.destToken.toLowerCase() as Address,
     srcAmount: intent.totalSrcAmount,
     destAmount: 0n,
     side: 'SELL',
     status,
-    signedPayload: {},
-    submitted: true,
-    submittedAt: 0,
     createdAt: 0,
     updatedAt: 0,
   }
@@ -121,18 +116,15 @@ function createHarness(config: Record<string, unknown>, shared?: { journal: Jour
       intentsOf(await strategy.handleOrderUpdate({ order: journalOrder(intent, status), reason: 'venue' })),
     fill: async (intent: Intent, spentAmount: bigint, receivedAmount: bigint, id = ++fillId) => {
       const order = journalOrder(intent, 'ACTIVE')
-      const fill: JournalFill = {
+      const fill: FillView = {
         id,
         orderId: order.id,
         chainId: 1,
         txHash: `0x${id.toString(16).padStart(64, '0')}`,
-        logIndex: null,
         destinationChainId: null,
         destinationTxHash: null,
         spentAmount,
         receivedAmount,
-        source: 'chain',
-        blockNumber: null,
         recordedAt: 0,
       }
       return intentsOf(await strategy.handleFill({ order, fill }))

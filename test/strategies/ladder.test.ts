@@ -7,6 +7,7 @@ import { parseConfig } from '../../src/config/load-config.js'
 import type { ExecutorContext } from '../../src/exec/executor/executor-context.js'
 import { orderIdOf } from '../../src/exec/executor/order-identity.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
+import type { OrderView } from '../../src/index.js'
 import { openJournal } from '../../src/journal/journal.js'
 import type { JournalOrder } from '../../src/journal/orders.js'
 import { createLogger } from '../../src/log/logger.js'
@@ -229,8 +230,8 @@ function stateStore() {
   return journal
 }
 
-function orderEvent(intentId: string, status: JournalOrder['status']) {
-  const order: JournalOrder = {
+function orderEvent(intentId: string, status: OrderView['status']) {
+  const order: OrderView = {
     id: orderIdOf(intentId),
     intentId,
     mode: 'delta',
@@ -240,17 +241,13 @@ function orderEvent(intentId: string, status: JournalOrder['status']) {
     destChainId: 1,
     venueId: 'venue-order',
     orderHash: null,
-    nonce: 1n,
     deadline: 1,
-    srcToken: wethAddress.toLowerCase(),
-    destToken: usdcAddress.toLowerCase(),
+    srcToken: wethAddress.toLowerCase() as Address,
+    destToken: usdcAddress.toLowerCase() as Address,
     srcAmount: 1n,
     destAmount: 1n,
     side: 'SELL',
     status,
-    signedPayload: {},
-    submitted: true,
-    submittedAt: 1,
     createdAt: 1,
     updatedAt: 1,
   }

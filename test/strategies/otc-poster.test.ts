@@ -8,8 +8,8 @@ import { parseConfig } from '../../src/config/load-config.js'
 import { fetchQuote } from '../../src/feed/fetch-quote.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../../src/feed/quote.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
+import type { FillView, OrderView } from '../../src/index.js'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
-import type { JournalFill } from '../../src/journal/order-events.js'
 import type { JournalOrder } from '../../src/journal/orders.js'
 import { createLogger } from '../../src/log/logger.js'
 import { createBot } from '../../src/runtime/bot.js'
@@ -157,42 +157,36 @@ function harness(config: Record<string, unknown>) {
     requestedAt: clock.now(),
     receivedAt: clock.now(),
   })
-  const order = (intentId: string, status: JournalOrder['status'], generation = 1): JournalOrder => ({
+  const posterAddress = (developmentAccounts[posterAccount]?.address.toLowerCase() ?? '0x') as Address
+  const order = (intentId: string, status: OrderView['status'], generation = 1): OrderView => ({
     id: `${intentId}/0`,
     intentId,
     mode: 'otc',
-    account: developmentAccounts[posterAccount]?.address.toLowerCase() ?? '',
-    beneficiary: '',
+    account: posterAddress,
+    beneficiary: posterAddress,
     chainId: 1,
     destChainId: 1,
     venueId: `0x${generation.toString(16).padStart(64, '0')}`,
     orderHash: `0x${generation.toString(16).padStart(64, '0')}`,
-    nonce: 1n,
     deadline: null,
-    srcToken: weth.toLowerCase(),
-    destToken: usdc.toLowerCase(),
+    srcToken: weth.toLowerCase() as Address,
+    destToken: usdc.toLowerCase() as Address,
     srcAmount: oneWeth,
     destAmount: 1n,
     side: 'SELL',
     status,
-    signedPayload: null,
-    submitted: true,
-    submittedAt: clock.now(),
     createdAt: clock.now(),
     updatedAt: clock.now(),
   })
-  const fill = (id: number, spentAmount: bigint, receivedAmount: bigint): JournalFill => ({
+  const fill = (id: number, spentAmount: bigint, receivedAmount: bigint): FillView => ({
     id,
     orderId: 'x',
     chainId: 1,
     txHash: `0x${id.toString(16).padStart(64, '0')}`,
-    logIndex: 0,
     destinationChainId: null,
     destinationTxHash: null,
     spentAmount,
     receivedAmount,
-    source: 'chain',
-    blockNumber: 1,
     recordedAt: clock.now(),
   })
   const state = () => journal.getStrategyState('otc-poster', 'poster') as Record<string, unknown> & { current?: Record<string, unknown> }
@@ -315,7 +309,13 @@ describe('otc-poster handlers', () => {
   it('waits for the expiry of an intent the executor refused, then posts the next generation, and cancels nothing on stop', async () => {
     const { clock, strategy, quote, state } = harness({ expirySeconds: 600 })
     const [refused] = intentsOf(await strategy.handleQuote(quote(2_000_000_000n)))
-    const result = { intentId: refused?.id as string, kind: 'otc', status: 'refused' as const, reason: 'dailyBudget: ...', orderId: null }
+    const result = {
+      intentId: refused?.id as string,
+      kind: 'otc' as const,
+      status: 'refused' as const,
+      reason: 'dailyBudget: ...',
+      orderId: null,
+    }
     intentsOf(await strategy.handleIntentResult(result))
     expect(state().current).toMatchObject({ generation: 1, placement: 'not-placed' })
     expect(intentsOf(await strategy.start())).toEqual([])
@@ -326,7 +326,13 @@ describe('otc-poster handlers', () => {
     const [next] = intentsOf(await strategy.handleQuote(quote(2_000_000_000n)))
     expect(next).toMatchObject({ kind: 'otc' })
     expect(state().current).toMatchObject({ generation: 2, placement: 'pending' })
-    const placed = { intentId: next?.id as string, kind: 'otc', status: 'accepted' as const, reason: null, orderId: `${next?.id}/0` }
+    const placed = {
+      intentId: next?.id as string,
+      kind: 'otc' as const,
+      status: 'accepted' as const,
+      reason: null,
+      orderId: `${next?.id}/0`,
+    }
     intentsOf(await strategy.handleIntentResult(placed))
     expect(state().current).toMatchObject({ generation: 2, placement: 'placed' })
     // Placed: never taken for lost, however late its updates are.

@@ -5,8 +5,8 @@ import { type Address, erc20Abi } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load-config.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
+import type { OrderView } from '../../src/index.js'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
-import type { JournalOrder } from '../../src/journal/orders.js'
 import { createLogger } from '../../src/log/logger.js'
 import { createBot } from '../../src/runtime/bot.js'
 import { loadStrategy } from '../../src/strategy/load-strategy.js'
@@ -174,7 +174,7 @@ describe('rebalancer handlers', () => {
     return { clock, journal, strategy }
   }
 
-  function orderOf(intentId: string, status: JournalOrder['status']): JournalOrder {
+  function orderOf(intentId: string, status: OrderView['status']): OrderView {
     return {
       id: `${intentId}/0`,
       intentId,
@@ -185,17 +185,13 @@ describe('rebalancer handlers', () => {
       destChainId: 8453,
       venueId: 'venue-order',
       orderHash: null,
-      nonce: 1n,
       deadline: null,
-      srcToken: usdcMainnet.toLowerCase(),
-      destToken: usdcBase.toLowerCase(),
+      srcToken: usdcMainnet.toLowerCase() as Address,
+      destToken: usdcBase.toLowerCase() as Address,
       srcAmount: usdc(450_000n),
       destAmount: usdc(449_000n),
       side: 'SELL',
       status,
-      signedPayload: {},
-      submitted: true,
-      submittedAt: 0,
       createdAt: 0,
       updatedAt: 0,
     }

@@ -1,8 +1,9 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
-import { intentId } from '../../src/exec/intents/intent-id.js'
-import { parseIntentContent } from '../../src/exec/intents/parse-intent.js'
+import { intentId } from '../../src/domain/intents/intent-id.js'
+import { parseIntentContent } from '../../src/domain/intents/parse-intent.js'
 import { openJournal } from '../../src/journal/journal.js'
+import { toOrderView } from '../../src/runtime/order-views.js'
 import { defineStrategy, type IntentRequest } from '../../src/strategy/define-strategy.js'
 import { createSafeStrategy } from '../../src/strategy/safe-strategy.js'
 import { StrategyConfigError, StrategyError } from '../../src/strategy/strategy-errors.js'
@@ -230,7 +231,7 @@ describe('createSafeStrategy', () => {
       },
     })
     const strategy = createSafeStrategy(canceller, { config: {}, clock, journal, logger: captureLogger().logger })
-    const run = await strategy.handleOrderUpdate({ order, reason: null })
+    const run = await strategy.handleOrderUpdate({ order: toOrderView(order), reason: null })
     expect(run.outcome === 'handled' && run.intents).toEqual([
       expect.objectContaining({ strategy: 'canceller', kind: 'cancel', orderIds: [orderId] }),
     ])

@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import { hashSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { hashSchema } from '../wire.js'
 import { toSignSchema } from './to-sign-schema.js'
 
 export type BuildDeltaCancellationParameters = RequestOptions & {

@@ -1,8 +1,8 @@
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
+import { hashSchema, type Side } from '../../domain/wire-fields.js'
 import type { OnChainOrderType } from '../../protocol/delta-status.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { hashSchema, type Side } from '../wire.js'
 import type { DeltaRoute } from './delta-price-schema.js'
 import { toSignSchema } from './to-sign-schema.js'
 

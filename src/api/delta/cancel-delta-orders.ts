@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
+import { uuidSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { uuidSchema } from '../wire.js'
 
 export type CancelDeltaOrdersParameters = RequestOptions & {
   /** The orderIds of the signed cancellation (toSign.value.orderIds), at most 100. */

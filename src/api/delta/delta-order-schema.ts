@@ -1,17 +1,17 @@
 import { z } from 'zod'
-import { deltaOrderStatuses, onChainOrderTypes } from '../../protocol/delta-status.js'
-import { jsonObjectSchema } from '../json.js'
 import {
-  addressSchema,
-  amountSchema,
-  chainIdSchema,
   dateTimeSchema,
   hashSchema,
   integerSchema,
-  nullableAmountSchema,
-  sideSchema,
   uuidSchema,
-} from '../wire.js'
+  wireAddressSchema,
+  wireAmountSchema,
+  wireChainIdSchema,
+  wireNullableAmountSchema,
+  wireSideSchema,
+} from '../../domain/wire-fields.js'
+import { deltaOrderStatuses, onChainOrderTypes } from '../../protocol/delta-status.js'
+import { jsonObjectSchema } from '../json.js'
 
 // The Delta V2 order every order endpoint returns (section 2.2) and the order list (section 2.3).
 
@@ -19,11 +19,11 @@ export const deltaOrderTypeSchema = z.enum(['MARKET', 'LIMIT'])
 
 /** One side of the order. SELL: input has `amount`, output `expectedAmount` / `executedAmount`; BUY the other way round. */
 const orderLegSchema = z.object({
-  chainId: chainIdSchema,
-  token: addressSchema,
-  amount: amountSchema.optional(),
-  expectedAmount: nullableAmountSchema.optional(),
-  executedAmount: nullableAmountSchema.optional(),
+  chainId: wireChainIdSchema,
+  token: wireAddressSchema,
+  amount: wireAmountSchema.optional(),
+  expectedAmount: wireNullableAmountSchema.optional(),
+  executedAmount: wireNullableAmountSchema.optional(),
 })
 
 const orderTransactionSchema = z.object({
@@ -32,22 +32,22 @@ const orderTransactionSchema = z.object({
   destinationTx: hashSchema.nullish().transform((value) => value ?? null),
   /** 0 to 100. */
   filledPercent: z.number(),
-  spentAmount: nullableAmountSchema,
-  receivedAmount: nullableAmountSchema,
+  spentAmount: wireNullableAmountSchema,
+  receivedAmount: wireNullableAmountSchema,
 })
 
-const refundSchema = z.object({ tx: hashSchema, chainId: chainIdSchema, token: addressSchema, amount: amountSchema })
+const refundSchema = z.object({ tx: hashSchema, chainId: wireChainIdSchema, token: wireAddressSchema, amount: wireAmountSchema })
 
 const deltaOrderV2Schema = z.object({
   id: uuidSchema,
   status: z.enum(deltaOrderStatuses),
-  side: sideSchema,
+  side: wireSideSchema,
   type: deltaOrderTypeSchema,
   onChainOrderType: z.enum(onChainOrderTypes),
   input: orderLegSchema,
   output: orderLegSchema,
-  owner: addressSchema,
-  beneficiary: addressSchema,
+  owner: wireAddressSchema,
+  beneficiary: wireAddressSchema,
   orderHash: hashSchema,
   partner: z.string(),
   /** The signed on-chain struct, as submitted (its fields are not part of the documented shape). */

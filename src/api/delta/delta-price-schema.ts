@@ -1,15 +1,22 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
+import {
+  hexSchema,
+  integerSchema,
+  wireAddressSchema,
+  wireAmountSchema,
+  wireChainIdSchema,
+  wireSideSchema,
+} from '../../domain/wire-fields.js'
 import { withRaw } from '../json.js'
-import { addressSchema, amountSchema, chainIdSchema, hexSchema, integerSchema, sideSchema } from '../wire.js'
 
 // PriceV2 of GET /v2/delta/prices and the `delta` block of GET /v2/quote (section 2.1).
 
-export const deltaTokenSchema = z.object({ chainId: chainIdSchema, address: addressSchema })
+export const deltaTokenSchema = z.object({ chainId: wireChainIdSchema, address: wireAddressSchema })
 
 export const tokenAmountSchema = z.object({
   token: deltaTokenSchema,
-  amount: amountSchema,
+  amount: wireAmountSchema,
   /** A display value (decimal string of USD); never used for amounts. */
   amountUSD: z.string(),
 })
@@ -26,7 +33,7 @@ const routeBridgeSchema = z.object({
   tags: z.array(z.enum(['recommended', 'fastest', 'best-return'])),
   contractParams: z.object({
     protocolSelector: protocolSelectorSchema,
-    outputToken: addressSchema,
+    outputToken: wireAddressSchema,
     scalingFactor: z.number().int().min(-128).max(127),
     protocolData: hexSchema,
   }),
@@ -48,7 +55,7 @@ export type DeltaRoute = z.output<typeof deltaRouteSchema>
 export const deltaPriceSchema = z.object({
   /** Request id, for support tickets. */
   id: z.string(),
-  side: sideSchema,
+  side: wireSideSchema,
   inputToken: deltaTokenSchema,
   outputToken: deltaTokenSchema,
   /** The recommended route. */
@@ -58,7 +65,7 @@ export const deltaPriceSchema = z.object({
   /** feePercent is the resolved partner fee in percent (0.05 = 0.05 %). */
   partner: z.object({ name: z.string(), feePercent: z.number() }),
   /** The Delta contract: the ERC-20 spender to approve for Delta. */
-  spender: addressSchema,
+  spender: wireAddressSchema,
 })
 
 export type DeltaPrice = z.output<typeof deltaPriceSchema>

@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import { wireAddressSchema, wireChainIdSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { addressSchema, chainIdSchema } from '../wire.js'
 
 export type GetBridgeRoutesParameters = RequestOptions & {
   /** Only these bridge protocols (slugs of getBridgeProtocols). */
@@ -9,7 +9,7 @@ export type GetBridgeRoutesParameters = RequestOptions & {
   allowBridgeAndSwap?: boolean | undefined
 }
 
-const bridgeRouteSchema = z.object({ srcChainId: chainIdSchema, destChainId: chainIdSchema, tokens: z.array(addressSchema) })
+const bridgeRouteSchema = z.object({ srcChainId: wireChainIdSchema, destChainId: wireChainIdSchema, tokens: z.array(wireAddressSchema) })
 
 export type BridgeRoute = z.output<typeof bridgeRouteSchema>
 

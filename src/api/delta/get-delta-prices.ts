@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
+import type { Side } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import type { Side } from '../wire.js'
 import { type DeltaPrice, deltaPriceSchema } from './delta-price-schema.js'
 
 export type GetDeltaPricesParameters = RequestOptions & {

@@ -1,12 +1,12 @@
 import { z } from 'zod'
+import { wireAddressSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { addressSchema } from '../wire.js'
 
 export type GetDeltaStrategiesParameters = RequestOptions & { chainId: number }
 
 const strategySchema = z.object({
   /** ERC-4626 vault: the `strategy` of a ProductiveOrder build. */
-  vault: addressSchema,
+  vault: wireAddressSchema,
   name: z.string(),
   /** Decimal strings ("0.052" = 5.2 %). */
   apr: z.object({ gross: z.string(), net: z.string() }).nullable(),
@@ -14,7 +14,7 @@ const strategySchema = z.object({
 
 const tokenStrategiesSchema = z.object({
   /** The Delta token (dToken) wrapper. */
-  address: addressSchema,
+  address: wireAddressSchema,
   strategies: z.array(strategySchema),
 })
 

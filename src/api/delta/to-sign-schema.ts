@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import { wireAddressSchema, wireChainIdSchema } from '../../domain/wire-fields.js'
 import { jsonObjectSchema } from '../json.js'
-import { addressSchema, chainIdSchema } from '../wire.js'
 
 // `toSign` of the Delta builds: EIP-712 typed data built by the service, signed and sent back exactly as returned.
 
@@ -8,7 +8,7 @@ const typedDataFieldSchema = z.object({ name: z.string(), type: z.string() })
 
 export const toSignSchema = z
   .object({
-    domain: z.object({ name: z.string(), version: z.string(), chainId: chainIdSchema, verifyingContract: addressSchema }),
+    domain: z.object({ name: z.string(), version: z.string(), chainId: wireChainIdSchema, verifyingContract: wireAddressSchema }),
     types: z.record(z.string(), z.array(typedDataFieldSchema)),
     /** The struct to sign; for an order also the `order` of the submission, verbatim. */
     value: jsonObjectSchema,

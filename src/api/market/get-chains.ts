@@ -1,8 +1,8 @@
 import { z } from 'zod'
+import { wireChainIdSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { chainIdSchema } from '../wire.js'
 
-const chainSchema = z.object({ chainId: chainIdSchema, name: z.string() })
+const chainSchema = z.object({ chainId: wireChainIdSchema, name: z.string() })
 
 export type MarketChain = z.output<typeof chainSchema>
 

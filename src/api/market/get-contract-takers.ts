@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
+import { wireAddressSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { addressSchema } from '../wire.js'
 
 export type GetContractTakersParameters = RequestOptions & {
   /** Chain id. */
@@ -17,6 +17,6 @@ export function getContractTakers(
 ): Promise<GetContractTakersReturnType> {
   return client.request(
     { method: 'GET', endpoint: 'GET /adapters/contract-takers', path: '/adapters/contract-takers', query: { network }, signal, timeoutMs },
-    z.array(addressSchema),
+    z.array(wireAddressSchema),
   )
 }

@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
+import type { Side } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import type { Side } from '../wire.js'
 import { type MarketPriceRoute, marketPriceRouteSchema } from './price-route-schema.js'
 
 /** The query of GET /prices (section 4.2), also the pricing part of GET /swap. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import { integerSchema, wireAddressSchema, wireChainIdSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { addressSchema, chainIdSchema, integerSchema } from '../wire.js'
 
 export type GetTokensParameters = RequestOptions & {
   /** Chain id (default 1). */
@@ -10,9 +10,9 @@ export type GetTokensParameters = RequestOptions & {
 const tokenSchema = z.object({
   /** What GET /prices takes in place of an address. */
   symbol: z.string(),
-  address: addressSchema,
+  address: wireAddressSchema,
   decimals: integerSchema,
-  network: chainIdSchema,
+  network: wireChainIdSchema,
   img: z.string().optional(),
 })
 

@@ -1,50 +1,55 @@
 import { z } from 'zod'
+import { integerSchema, wireAddressSchema, wireAmountSchema, wireChainIdSchema, wireSideSchema } from '../../domain/wire-fields.js'
 import { withRaw } from '../json.js'
-import { addressSchema, amountSchema, chainIdSchema, integerSchema, sideSchema } from '../wire.js'
 
 // The Market priceRoute (section 2.4): `priceRoute` of GET /prices and GET /swap, `market` of GET /v2/quote.
 
 /** One exchange of a hop: enough of the (undocumented) bestRoute to show where the amount goes. */
-const swapExchangeSchema = z.object({ exchange: z.string(), srcAmount: amountSchema, destAmount: amountSchema, percent: z.number() })
+const swapExchangeSchema = z.object({
+  exchange: z.string(),
+  srcAmount: wireAmountSchema,
+  destAmount: wireAmountSchema,
+  percent: z.number(),
+})
 
 const swapSchema = z.object({
-  srcToken: addressSchema,
+  srcToken: wireAddressSchema,
   srcDecimals: integerSchema,
-  destToken: addressSchema,
+  destToken: wireAddressSchema,
   destDecimals: integerSchema,
   swapExchanges: z.array(swapExchangeSchema),
 })
 
 /** `others` of otherExchangePrices=true: what single exchanges would give. */
-const otherExchangePriceSchema = z.object({ exchange: z.string(), srcAmount: amountSchema, destAmount: amountSchema })
+const otherExchangePriceSchema = z.object({ exchange: z.string(), srcAmount: wireAmountSchema, destAmount: wireAmountSchema })
 
 const priceRouteV62Schema = z.object({
   blockNumber: integerSchema,
   /** Chain id; the transaction is built on this chain. */
-  network: chainIdSchema,
-  srcToken: addressSchema,
+  network: wireChainIdSchema,
+  srcToken: wireAddressSchema,
   srcDecimals: integerSchema,
-  srcAmount: amountSchema,
-  destToken: addressSchema,
+  srcAmount: wireAmountSchema,
+  destToken: wireAddressSchema,
   destDecimals: integerSchema,
-  destAmount: amountSchema,
+  destAmount: wireAmountSchema,
   bestRoute: z.array(z.object({ percent: z.number(), swaps: z.array(swapSchema) })),
   /** Display value, USD. */
   gasCostUSD: z.string(),
   /** Gas units. */
-  gasCost: amountSchema,
-  side: sideSchema,
+  gasCost: wireAmountSchema,
+  side: wireSideSchema,
   version: z.literal('6.2'),
-  contractAddress: addressSchema,
+  contractAddress: wireAddressSchema,
   /** The ERC-20 spender of a Market swap (on v6.2 the router itself). */
-  tokenTransferProxy: addressSchema,
+  tokenTransferProxy: wireAddressSchema,
   contractMethod: z.string(),
   /** Percent. */
   partnerFee: z.number(),
   srcUSD: z.string(),
   destUSD: z.string(),
   /** Recorded on some answers (the unified quote): destAmount net of the partner fee. */
-  destAmountAfterFee: amountSchema.optional(),
+  destAmountAfterFee: wireAmountSchema.optional(),
   partner: z.string(),
   /** True when the price impact exceeds maxImpact. */
   maxImpactReached: z.boolean(),

@@ -1,22 +1,22 @@
 import { z } from 'zod'
-import { addressSchema, amountSchema, chainIdSchema, hexSchema } from '../wire.js'
+import { hexSchema, wireAddressSchema, wireAmountSchema, wireChainIdSchema } from '../../domain/wire-fields.js'
 
 /** The transaction envelope of POST /transactions/{chainId} and `txParams` of GET /swap (section 2.5). */
 export const marketTransactionSchema = z.object({
   /** The request's userAddress. */
-  from: addressSchema,
+  from: wireAddressSchema,
   /** The router: send the transaction here; it is also the ERC-20 spender to approve. */
-  to: addressSchema,
+  to: wireAddressSchema,
   /** Native amount, wei. */
-  value: amountSchema,
+  value: wireAmountSchema,
   data: hexSchema,
   /** Suggested gas price, wei (absent with eip1559). */
-  gasPrice: amountSchema.optional(),
-  maxFeePerGas: amountSchema.optional(),
-  maxPriorityFeePerGas: amountSchema.optional(),
+  gasPrice: wireAmountSchema.optional(),
+  maxFeePerGas: wireAmountSchema.optional(),
+  maxPriorityFeePerGas: wireAmountSchema.optional(),
   /** Gas estimate of the service's checks; absent with ignoreChecks / ignoreGasEstimate and on GET /swap. */
-  gas: amountSchema.optional(),
-  chainId: chainIdSchema,
+  gas: wireAmountSchema.optional(),
+  chainId: wireChainIdSchema,
 })
 
 export type MarketTransaction = z.output<typeof marketTransactionSchema>

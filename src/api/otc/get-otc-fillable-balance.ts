@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
+import { type BalanceMap, balanceMapSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { type BalanceMap, balanceMapSchema } from '../wire.js'
 
 export type GetOtcFillableBalanceParameters = RequestOptions & {
   chainId: number

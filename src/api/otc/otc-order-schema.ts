@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { addressSchema, amountSchema, chainIdSchema, hashSchema, hexSchema, integerSchema } from '../wire.js'
+import { hashSchema, hexSchema, integerSchema, wireAddressSchema, wireAmountSchema, wireChainIdSchema } from '../../domain/wire-fields.js'
 
 export const otcOrderStates = ['DRAFT', 'PENDING', 'FULFILLED', 'CANCELLED', 'SUSPENDED', 'EXPIRED'] as const
 
@@ -9,31 +9,31 @@ export type OtcOrderState = (typeof otcOrderStates)[number]
 export const otcOrderSchema = z.object({
   /** EIP-712 hash, the order's id. */
   orderHash: hashSchema,
-  chainId: chainIdSchema,
+  chainId: wireChainIdSchema,
   /** Intended taker in the low 160 bits, nonce in the upper 96 (protocol facts). */
-  nonceAndMeta: amountSchema,
+  nonceAndMeta: wireAmountSchema,
   /** Unix seconds; 0 never expires. */
   expiry: integerSchema,
-  maker: addressSchema,
-  taker: addressSchema,
-  makerAsset: addressSchema,
-  takerAsset: addressSchema,
-  makerAmount: amountSchema,
-  takerAmount: amountSchema,
+  maker: wireAddressSchema,
+  taker: wireAddressSchema,
+  makerAsset: wireAddressSchema,
+  takerAsset: wireAddressSchema,
+  makerAmount: wireAmountSchema,
+  takerAmount: wireAmountSchema,
   signature: hexSchema,
   permitMakerAsset: hexSchema.nullable(),
   state: z.enum(otcOrderStates),
   /** P2P: a named taker; LIMIT: an open RFQ order. */
   type: z.enum(['P2P', 'LIMIT']),
-  takerFromMeta: addressSchema,
+  takerFromMeta: wireAddressSchema,
   /** Min of the maker's balance, allowance, and balance backing this order. */
-  makerBalance: amountSchema,
+  makerBalance: wireAmountSchema,
   /** Remaining unfilled makerAmount. */
-  fillableBalance: amountSchema,
+  fillableBalance: wireAmountSchema,
   /** Amount reserved by this order (section 2.6; absent from the recorded real objects). */
-  reservedBalance: amountSchema.optional(),
+  reservedBalance: wireAmountSchema.optional(),
   /** Amount fillable right now. */
-  swappableBalance: amountSchema,
+  swappableBalance: wireAmountSchema,
   /** Fill or cancellation transaction, once settled on-chain. */
   transactionHash: hashSchema.nullable(),
   /** Unix seconds. */

@@ -1,19 +1,19 @@
 import { z } from 'zod'
+import { wireAddressSchema } from '../../domain/wire-fields.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { addressSchema } from '../wire.js'
 
 /** The roles of one chain; a role not deployed on the chain is absent (Delta is missing on chains 100 and 43114). */
 const chainContractsSchema = z.object({
   name: z.string(),
   /** Market router v6.2 (also the Market spender). */
-  augustusV6_2: addressSchema.optional(),
+  augustusV6_2: wireAddressSchema.optional(),
   /** Delta contract (the Delta spender). */
-  delta: addressSchema.optional(),
+  delta: wireAddressSchema.optional(),
   /** Wrapped native token used by Delta. */
-  deltaWrappedNative: addressSchema.optional(),
+  deltaWrappedNative: wireAddressSchema.optional(),
   /** RFQ contract (the OTC spender and EIP-712 verifying contract). */
-  augustusRFQ: addressSchema.optional(),
-  feeClaimer: addressSchema.optional(),
+  augustusRFQ: wireAddressSchema.optional(),
+  feeClaimer: wireAddressSchema.optional(),
 })
 
 export type ChainContracts = z.output<typeof chainContractsSchema>

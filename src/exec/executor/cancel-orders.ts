@@ -3,7 +3,7 @@ import { buildDeltaCancellation } from '../../api/delta/build-delta-cancellation
 import { cancelDeltaOrders } from '../../api/delta/cancel-delta-orders.js'
 import { signDeltaCancellation } from '../../chain/sign-delta-cancellation.js'
 import { resolveSpender } from '../../chain/spender.js'
-import { isFinalStatus } from '../../journal/order-status.js'
+import { isFinalStatus } from '../../domain/order-status.js'
 import type { JournalOrder } from '../../journal/orders.js'
 import { reasonOf } from './execution-errors.js'
 import { dataHashOf, type ExecutorContext } from './executor-context.js'

@@ -1,5 +1,5 @@
+import type { Intent } from '../../domain/intents/intent-schema.js'
 import type { JournalOrder } from '../../journal/orders.js'
-import type { Intent } from '../intents/intent-schema.js'
 import { type CancelOutcome, cancelOrders } from './cancel-orders.js'
 import { type DeltaOrderPlan, executeDeltaOrder } from './delta-order-flow.js'
 import type { ExecutorContext } from './executor-context.js'

@@ -1,8 +1,8 @@
-import type { Intent } from '../intents/intent-schema.js'
+import type { Intent } from '../../domain/intents/intent-schema.js'
+import { type RiskUsage, spentOf, utcDay } from '../../domain/risk-usage.js'
 import { intentSpend, type RiskQuote } from './intent-spend.js'
 import type { KillSwitch } from './kill-switch.js'
 import type { RiskLimits } from './risk-limits-schema.js'
-import { type RiskUsage, spentOf, utcDay } from './risk-usage.js'
 
 export type RiskLimitName =
   | 'killSwitch'

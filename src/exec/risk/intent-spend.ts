@@ -1,4 +1,4 @@
-import type { Intent } from '../intents/intent-schema.js'
+import type { Intent } from '../../domain/intents/intent-schema.js'
 import { tokenKey } from './risk-limits-schema.js'
 
 /** What the executor learnt from pricing the intent, when it has priced it. */

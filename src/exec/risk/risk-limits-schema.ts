@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { describeReceived } from '../../api/wire.js'
+import { describeReceived } from '../../domain/wire-fields.js'
 
 // The risk section of a bot's configuration. Amounts are raw units of the token (no decimals applied), written as
 // decimal strings in YAML (a YAML number loses precision beyond 2^53).

@@ -1,6 +1,6 @@
+import { isFinalStatus, type OrderMode } from '../../domain/order-status.js'
 import type { Logger } from '../../log/logger.js'
 import type { Journal, OrderEvent } from '../journal.js'
-import { isFinalStatus, type OrderMode } from '../order-status.js'
 import type { RecordRefundParameters } from '../refunds.js'
 import { type FillMismatch, failureMessage, type ReconcileNote, type ReconcileReport } from './reconcile-report.js'
 

@@ -1,4 +1,4 @@
-import type { OrderMode } from '../order-status.js'
+import type { OrderMode } from '../../domain/order-status.js'
 
 /** A venue figure the chain contradicts; the chain figure is the one recorded. */
 export type FillMismatch = {

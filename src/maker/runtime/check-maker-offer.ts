@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
-import { describeReceived, issueMessage } from '../../api/wire.js'
+import { describeReceived, issueMessage } from '../../domain/wire-fields.js'
 import { makerAddressSchema, makerPairSchema, makerTokenSchema, priceGridSchema } from '../../protocol/maker-wire.js'
 import { type PriceLevel, parseDecimal } from '../../protocol/price-grid.js'
 import type { MakerBookUpdate } from '../maker-book.js'

@@ -1,4 +1,4 @@
-import { describeReceived } from '../../api/wire.js'
+import { describeReceived } from '../../domain/wire-fields.js'
 import { strategyNamePattern } from '../../strategy/check-strategy-definition.js'
 import { StrategyLoadError } from '../../strategy/strategy-errors.js'
 import type { MakerStrategyDefinition } from '../maker-strategy.js'

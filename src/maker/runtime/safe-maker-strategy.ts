@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { issueMessage } from '../../api/wire.js'
-import { intentAddressSchema } from '../../exec/intents/intent-fields.js'
+import { intentAddressSchema } from '../../domain/intents/intent-fields.js'
+import { issueMessage } from '../../domain/wire-fields.js'
 import { type DeepReadonly, freezeCopy } from '../../strategy/frozen-copy.js'
 import { StrategyConfigError, StrategyError } from '../../strategy/strategy-errors.js'
 import type {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Abi, Hex } from 'viem'
 import { z } from 'zod'
@@ -21,9 +21,8 @@ export class ContractCompileError extends BaseError {
   override name = 'ContractCompileError'
 }
 
+// The Solidity sources sit beside this module, in src/ and in the build's dist/src/ alike.
 const sourcesDir = dirname(fileURLToPath(import.meta.url))
-const projectRoot = join(sourcesDir, '..', '..', '..')
-const cacheDir = join(projectRoot, 'node_modules', '.cache', 'deltaflow')
 
 // Contracts are placed with anvil_setCode, so no immutables or constructor logic: state comes from initialize().
 const settings = {
@@ -43,13 +42,15 @@ let memo: { key: string; artifacts: ContractArtifacts } | undefined
 
 /**
  * Compiles every Solidity source under src/sandbox/contracts with solc-js, once per source hash.
- * The result is cached in node_modules/.cache/deltaflow, so only the first run after a change pays for solc.
+ * The result is cached in node_modules/.cache/deltaflow (see contractCacheDirectory), so only the first run after a
+ * change pays for solc.
  */
 export function loadContractArtifacts(): ContractArtifacts {
   const sources = readSources()
   const solcVersion = readSolcVersion()
   const key = createHash('sha256').update(JSON.stringify({ solcVersion, settings, sources })).digest('hex').slice(0, 16)
   if (memo?.key === key) return memo.artifacts
+  const cacheDir = contractCacheDirectory()
   const cacheFile = join(cacheDir, `contracts-${key}.json`)
   let artifacts: ContractArtifacts | undefined
   try {
@@ -57,6 +58,36 @@ export function loadContractArtifacts(): ContractArtifacts {
     artifacts = cacheSchema.parse(JSON.parse(readFileSync(cacheFile, 'utf8'))) as unknown as ContractArtifacts
   } catch {
     artifacts = compile(sources)
+    writeCache(cacheDir, cacheFile, artifacts)
+  }
+  memo = { key, artifacts }
+  return artifacts
+}
+
+/**
+ * Where compiled contracts are cached: `DELTAFLOW_CACHE_DIR` if set; else, when deltaflow is installed as a package,
+ * the `node_modules/.cache/deltaflow` of the project that installed it (as babel and eslint place their caches);
+ * else, in a checkout, its own `node_modules/.cache/deltaflow`.
+ */
+export function contractCacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DELTAFLOW_CACHE_DIR) return resolve(env.DELTAFLOW_CACHE_DIR)
+  const packageRoot = findPackageRoot(sourcesDir)
+  const installedIn = packageRoot.lastIndexOf(`${sep}node_modules${sep}`)
+  const nodeModules = installedIn >= 0 ? packageRoot.slice(0, installedIn + `${sep}node_modules`.length) : join(packageRoot, 'node_modules')
+  return join(nodeModules, '.cache', 'deltaflow')
+}
+
+/** The nearest folder at or above `directory` holding a package.json: deltaflow's own, from src/ or dist/src/. */
+function findPackageRoot(directory: string): string {
+  for (let current = directory; ; current = dirname(current)) {
+    if (existsSync(join(current, 'package.json'))) return current
+    if (dirname(current) === current) return directory
+  }
+}
+
+/** A cache that cannot be written (a read-only install) costs a compile per process, not the run: warn and go on. */
+function writeCache(cacheDir: string, cacheFile: string, artifacts: ContractArtifacts): void {
+  try {
     mkdirSync(cacheDir, { recursive: true })
     const temporary = `${cacheFile}.${process.pid}.tmp`
     writeFileSync(temporary, JSON.stringify(artifacts))
@@ -66,9 +97,12 @@ export function loadContractArtifacts(): ContractArtifacts {
       if (/^contracts-[0-9a-f]{16}\.json$/.test(entry) && join(cacheDir, entry) !== cacheFile)
         rmSync(join(cacheDir, entry), { force: true })
     }
+  } catch (error) {
+    process.emitWarning(
+      `deltaflow could not cache the compiled contracts in ${cacheDir} (${error instanceof Error ? error.message : String(error)}); ` +
+        'set DELTAFLOW_CACHE_DIR to a writable folder so that later runs skip the compile',
+    )
   }
-  memo = { key, artifacts }
-  return artifacts
 }
 
 /** The artifact of one contract, by its Solidity name. */

@@ -28,21 +28,21 @@ const expecting = (what: string) => ({
 const decimalInteger = 'a decimal integer string'
 
 /** Raw token units (or wei) on the wire: a decimal integer string below 2^256, as a bigint. */
-export const amountSchema = z
+export const wireAmountSchema = z
   .string(expecting(decimalInteger))
   .regex(/^\d{1,78}$/, expecting(decimalInteger))
   .transform((value) => BigInt(value))
   .refine((value) => value < 1n << 256n, expecting(`${decimalInteger} below 2^256`))
 
-/** Like amountSchema, where the service may write `null` (not yet known). */
-export const nullableAmountSchema = amountSchema.nullable()
+/** Like wireAmountSchema, where the service may write `null` (not yet known). */
+export const wireNullableAmountSchema = wireAmountSchema.nullable()
 
 const addressPattern = /^0x[0-9a-fA-F]{40}$/
 const hexPattern = /^0x([0-9a-fA-F]{2})*$/
 const hashPattern = /^0x[0-9a-fA-F]{64}$/
 
 /** 0x + 40 hex digits, any case (the service writes lowercase; the native placeholder is mixed case). */
-export const addressSchema = z.custom<Address>(
+export const wireAddressSchema = z.custom<Address>(
   (value) => typeof value === 'string' && addressPattern.test(value),
   expecting('an address (0x + 40 hex digits)'),
 )
@@ -60,7 +60,10 @@ export const uuidSchema = z
   .string(expecting('a uuid'))
   .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, expecting('a uuid'))
 
-export const chainIdSchema = z.number(expecting('a chain id (positive integer)')).int(expecting('a chain id (positive integer)')).positive()
+export const wireChainIdSchema = z
+  .number(expecting('a chain id (positive integer)'))
+  .int(expecting('a chain id (positive integer)'))
+  .positive()
 
 /** A non-negative safe integer written as a JSON number (decimals, block numbers, unix seconds). */
 export const integerSchema = z
@@ -73,12 +76,12 @@ export const dateTimeSchema = z
   .refine((value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value), expecting('an ISO 8601 date-time'))
   .transform((value) => Date.parse(value))
 
-export const sideSchema = z.enum(['SELL', 'BUY'], expecting('SELL or BUY'))
-export type Side = z.infer<typeof sideSchema>
+export const wireSideSchema = z.enum(['SELL', 'BUY'], expecting('SELL or BUY'))
+export type Side = z.infer<typeof wireSideSchema>
 
 /** Token address → raw amount (section 2.7); keys are lowercased so a lookup by `address.toLowerCase()` always works. */
 export const balanceMapSchema = z
-  .record(z.string().regex(addressPattern, expecting('a token address as key')), amountSchema)
+  .record(z.string().regex(addressPattern, expecting('a token address as key')), wireAmountSchema)
   .transform((balances) => Object.fromEntries(Object.entries(balances).map(([token, amount]) => [token.toLowerCase(), amount])))
 
 export type BalanceMap = z.infer<typeof balanceMapSchema>

@@ -1,6 +1,6 @@
 import { type Address, getAddress } from 'viem'
 import { z } from 'zod'
-import { describeReceived } from '../../api/wire.js'
+import { describeReceived } from '../wire-fields.js'
 
 // Leaf schemas of strategy intents. Every failure says what was expected and what was received, so a refusal reads
 // `amount: expected a positive raw amount (decimal integer string or bigint), received "1.5"`.

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import { describeReceived } from '../../api/wire.js'
 import { BaseError } from '../../errors/base.js'
+import { describeReceived } from '../wire-fields.js'
 import { type Intent, type IntentContent, intentContentSchema, intentSchema } from './intent-schema.js'
 
 export type IntentProblem = {

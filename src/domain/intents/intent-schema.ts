@@ -128,7 +128,10 @@ const cancelFields = {
   orderIds: idList,
 }
 
-const kindError = { error: 'expected kind to be one of swap, limit, twap-sell, twap-buy, crosschain, otc, cancel' }
+/** Every kind of intent, in the order the contract documents them. */
+export const intentKinds = ['swap', 'limit', 'twap-sell', 'twap-buy', 'crosschain', 'otc', 'cancel'] as const
+
+const kindError = { error: `expected kind to be one of ${intentKinds.join(', ')}` }
 
 /** A validated intent: the schema is the type. */
 export const intentSchema = z
