@@ -11,7 +11,6 @@ import {
 } from '../domain/wire-fields.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import { type RecordedQuotesHeader, recordedQuoteLineSchema, recordedQuotesHeaderSchema } from '../feed/recorded-quote.js'
-import type { QuoteBlock, QuoteReplaySource, ReplayCosts, ReplayRange, ReplayRequest } from './quote-blocks.js'
 import {
   amountFlags,
   type BlockColumns,
@@ -23,6 +22,7 @@ import {
   readLargeAmount,
 } from './quote-store-layout.js'
 import { recordedCostsSchema, toReplayCosts } from './replay-costs.js'
+import type { QuoteBlock, QuoteReplaySource, ReplayCosts, ReplayRange, ReplayRequest } from './replay-source.js'
 import { synthesizeAnswer } from './synthesize-answer.js'
 
 // Reads the packed quote store (quote-store.md). The hot path reads numbers out of a block's typed arrays; objects

@@ -1,6 +1,6 @@
 import { BaseError } from '../errors/base.js'
 import type { Clock } from '../time/clock.js'
-import type { QuoteBlock, ReplayRequest } from './quote-blocks.js'
+import type { QuoteBlock, ReplayRequest } from './replay-source.js'
 
 /** One request's amounts at a time, as the book prices it. */
 export type BookQuote = {

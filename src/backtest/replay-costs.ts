@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { recordedQuoteLineSchema } from '../feed/recorded-quote.js'
-import type { ReplayCosts } from './quote-blocks.js'
+import type { ReplayCosts } from './replay-source.js'
 
 /** The flat `gas` and `fees` fields of a recorded quote line (src/feed/recorded-quotes.md). */
 export const recordedCostsSchema = recordedQuoteLineSchema.pick({ gas: true, fees: true })

@@ -8,8 +8,8 @@ import {
   RecordedQuotesError,
   type RecordedQuotesHeader,
 } from '../feed/recorded-quote.js'
-import type { QuoteBlock, QuoteReplaySource, ReplayCosts, ReplayRequest } from './quote-blocks.js'
 import { recordedCostsSchema, toReplayCosts } from './replay-costs.js'
+import type { QuoteBlock, QuoteReplaySource, ReplayCosts, ReplayRequest } from './replay-source.js'
 
 // The slow path of a replay: a JSONL recording parsed line by line (every line validated), grouped into blocks.
 

@@ -1,7 +1,6 @@
 import { type Address, keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { DeploymentContracts } from '../chain/deployment.js'
-import { loadStrategyDefinitions } from '../cli/bot-session.js'
 import { executorSettingsOf } from '../config/executor-settings.js'
 import type { ConfigDocument } from '../config/load-config.js'
 import type { Intent } from '../domain/intents/intent-schema.js'
@@ -13,13 +12,15 @@ import { type Quote, quoteRequestKey } from '../feed/quote.js'
 import { openJournal } from '../journal/journal.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import { deltaAddress, deltaChainIds, marketRouterAddress, rfqAddresses } from '../protocol/addresses.js'
-import { createOrderEventTracker, type StrategyOrderEvent } from '../runtime/order-event-tracker.js'
+import { loadStrategyDefinitions } from '../runtime/load-strategies.js'
+import { createOrderEventTracker } from '../runtime/order-event-tracker.js'
+import { createStrategyDispatch } from '../runtime/strategy-dispatch.js'
 import type { StrategyStateStore } from '../strategy/buffered-state.js'
 import { frozenQuote } from '../strategy/frozen-copy.js'
-import { createSafeStrategy, type SafeStrategy, type StrategyRun } from '../strategy/safe-strategy.js'
+import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy.js'
 import { ManualClock } from '../time/clock.js'
-import type { QuoteBlock, QuoteReplaySource, ReplayRequest } from './quote-blocks.js'
 import { type BookPair, createReplayBook, pairKeyOf, priceFromBook } from './replay-book.js'
+import type { QuoteBlock, QuoteReplaySource, ReplayRequest } from './replay-source.js'
 import { answerOfScaled, createSimulatedApi } from './simulated-api.js'
 import { createSimulatedVenue, type SimulatedVenue } from './simulated-venue.js'
 import { createValuation, pairOf, type Valuation } from './valuation.js'
@@ -179,6 +180,22 @@ export async function runBacktest({
     journal,
     strategies.map((strategy) => strategy.name),
   )
+  /** Refused and failed intents by strategy and reason (numbers masked), with the first occurrence. */
+  const refusals = new Map<string, { strategy: string; reason: string; status: string; first: number; count: number }>()
+  let journalChanged = false
+  // The runtime's own dispatch, as live: what differs is the clock, the venue behind the executor, and that each event
+  // is settled (its handlers, intents and intent results) before the replay moves on. Refusals are summed up in the
+  // results' warnings, so the dispatch logs only errors unless debugging.
+  const dispatch = createStrategyDispatch({
+    strategies,
+    execute: executor.execute,
+    tracker,
+    logger: logger.isLevelEnabled('debug') ? logger : logger.child({}, { level: 'error' }),
+    onOutcome: (intent, outcome) => {
+      journalChanged = true
+      if (outcome.status === 'refused' || outcome.status === 'failed') countRefusal(intent, outcome)
+    },
+  })
   const headerEnd = Date.parse(String(source.header.meta?.to ?? ''))
   const valuation = createValuation({
     book,
@@ -190,10 +207,7 @@ export async function runBacktest({
     decimalsOf: (key) => decimals.get(key),
     initial: balances,
   })
-  const intents = { accepted: 0, refused: 0, failed: 0, done: 0 }
   const warnings: string[] = []
-  /** Refused and failed intents by strategy and reason (numbers masked), with the first occurrence. */
-  const refusals = new Map<string, { strategy: string; reason: string; status: string; first: number; count: number }>()
 
   // --- what each strategy is subscribed to, matched to the recorded requests as they first appear ---
   const subscriptions = strategies.flatMap((strategy) =>
@@ -212,7 +226,8 @@ export async function runBacktest({
     })),
   )
   type Subscription = (typeof subscriptions)[number]
-  type Served = { strategy: SafeStrategy; subscription: Subscription; exact: boolean }
+  /** One subscribed key a recorded request serves: its own quotes (exact) or quotes scaled from them. */
+  type Served = { subscription: Subscription; exact: boolean }
   /** Per request id: who hears its quotes (null: nobody). Recomputed when a new request appears (rare). */
   let served: (Served[] | null)[] = []
   const known: ReplayRequest[] = []
@@ -250,7 +265,9 @@ export async function runBacktest({
         }
       }
       if (!target) continue
-      next[target.id] = [...(next[target.id] ?? []), { strategy: subscription.strategy, subscription, exact }]
+      const list = next[target.id] ?? []
+      if (!list.some((item) => item.subscription.key === subscription.key)) list.push({ subscription, exact })
+      next[target.id] = list
     }
     served = next
   }
@@ -274,57 +291,19 @@ export async function runBacktest({
     }
   }
 
-  // --- running strategy handlers and their intents, one at a time ---
-  let journalChanged = false
-  async function handle(strategy: SafeStrategy, call: () => Promise<StrategyRun>): Promise<void> {
-    const run = await call()
-    if (run.outcome !== 'handled') return
-    for (const intent of run.intents) await execute(strategy, intent)
-  }
-
-  async function execute(strategy: SafeStrategy, intent: Intent): Promise<void> {
-    let outcome: ExecutionOutcome
-    try {
-      outcome = await executor.execute(intent)
-    } catch (error) {
-      logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
-      intents.failed += 1
-      return
-    }
-    journalChanged = true
-    intents[outcome.status] += 1
-    if (outcome.status === 'refused' || outcome.status === 'failed') {
-      const reason = `${outcome.status}: ${(outcome.reason ?? 'no reason').replace(/\d{4,}/g, 'N')}`
-      const key = `${intent.strategy}\u0000${reason.slice(0, 160)}`
-      const seen = refusals.get(key)
-      if (seen) seen.count += 1
-      else
-        refusals.set(key, {
-          strategy: intent.strategy,
-          reason: outcome.reason ?? 'no reason',
-          status: outcome.status,
-          first: clock.now(),
-          count: 1,
-        })
-    }
-    await handle(strategy, () =>
-      strategy.handleIntentResult({
-        intentId: intent.id,
-        kind: intent.kind,
+  function countRefusal(intent: Intent, outcome: ExecutionOutcome): void {
+    const reason = `${outcome.status}: ${(outcome.reason ?? 'no reason').replace(/\d{4,}/g, 'N')}`
+    const key = `${intent.strategy}\u0000${reason.slice(0, 160)}`
+    const seen = refusals.get(key)
+    if (seen) seen.count += 1
+    else
+      refusals.set(key, {
+        strategy: intent.strategy,
+        reason: outcome.reason ?? 'no reason',
         status: outcome.status,
-        reason: outcome.reason ?? null,
-        orderId: outcome.order?.id ?? null,
-      }),
-    )
-  }
-
-  async function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): Promise<void> {
-    const strategy = strategies.find((candidate) => candidate.name === name)
-    if (!strategy) return
-    if (item.type === 'orderUpdate') await handle(strategy, () => strategy.handleOrderUpdate(item.event))
-    else if (item.type === 'fill') await handle(strategy, () => strategy.handleFill(item.event))
-    else await handle(strategy, () => strategy.handleRefund(item.event))
-    acknowledge()
+        first: clock.now(),
+        count: 1,
+      })
   }
 
   /**
@@ -335,22 +314,16 @@ export async function runBacktest({
   async function reconcileTick(): Promise<void> {
     const changed = venue.takeChanged() || journalChanged
     journalChanged = false
-    if (changed) {
-      for (let pass = 0; pass < 16; pass++) {
-        const events = tracker.collect()
-        if (events.length === 0) break
-        for (const event of events) await deliver(event)
-      }
-    }
+    if (changed) dispatch.deliverOrderEvents()
     if (watchingBalances) await deliverBalances()
+    await dispatch.settle()
   }
 
-  async function deliverBalances(): Promise<void> {
-    for (const strategy of strategies) {
-      if (strategy.balances.length === 0) continue
-      const own = strategy.balances.map((request) => ({ ...request, amount: venue.balanceOf(request.chainId, request.token) }))
-      await handle(strategy, () => strategy.handleBalances({ now: clock.now(), balances: own }))
-    }
+  function deliverBalances(): Promise<void> {
+    return dispatch.deliverBalances(
+      async (requests) => requests.map((request) => ({ ...request, amount: venue.balanceOf(request.chainId, request.token) })),
+      clock.now(),
+    )
   }
 
   // --- time: everything due up to a quote's time runs at its own time, in order ---
@@ -381,7 +354,8 @@ export async function runBacktest({
       for (const timer of timers) {
         if (timer.due > next) continue
         while (timer.due <= next) timer.due += timer.intervalMs
-        await handle(timer.strategy, () => timer.strategy.handleTimer(timer.intervalMs))
+        dispatch.timer(timer.strategy, timer.intervalMs)
+        await dispatch.settle()
       }
       if (nextReconcileAt() <= next) {
         while (nextReconcile <= next) nextReconcile += reconcileMs
@@ -394,10 +368,11 @@ export async function runBacktest({
 
   // --- the replay ---
   async function deliverQuote(block: QuoteBlock, index: number, subscribers: readonly Served[]): Promise<void> {
-    for (const { strategy, subscription, exact } of subscribers) {
+    for (const { subscription, exact } of subscribers) {
       const quote = exact ? (frozenQuote(block.quote(index)) as Quote) : scaledQuote(block, index, subscription)
-      if (quote) await handle(strategy, () => strategy.handleQuote(quote))
+      if (quote) dispatch.quote(quote)
     }
+    await dispatch.settle()
   }
 
   // Strategies start once the first instant's quotes are in the book, so that what they ask for at start can be
@@ -406,8 +381,9 @@ export async function runBacktest({
   const opening: { block: QuoteBlock; index: number; subscribers: Served[] }[] = []
   async function startStrategies(): Promise<void> {
     started = true
-    for (const strategy of strategies) await handle(strategy, () => strategy.start())
+    await dispatch.start()
     await deliverBalances()
+    await dispatch.settle()
     for (const { block, index, subscribers } of opening.splice(0)) await deliverQuote(block, index, subscribers)
   }
 
@@ -446,7 +422,8 @@ export async function runBacktest({
   await advanceTo(end - 1)
   venue.runDue()
   await reconcileTick()
-  for (const strategy of strategies) await handle(strategy, () => strategy.stop())
+  await dispatch.stop()
+  await dispatch.settle()
   journalChanged = true
   await reconcileTick()
   valuation.sample(venue)
@@ -469,6 +446,7 @@ export async function runBacktest({
   }
   if (venue.openOrders() > 0) warnings.push(`${venue.openOrders()} orders were still open when the quotes ended`)
 
+  const { executions, executionErrors } = dispatch.stats()
   const ordersByStrategy: Record<string, Record<string, number>> = {}
   for (const strategy of strategies) {
     const counts: Record<string, number> = {}
@@ -484,7 +462,7 @@ export async function runBacktest({
     valuation,
     strategies,
     ordersByStrategy,
-    intents,
+    intents: { ...executions, failed: executions.failed + executionErrors },
     warnings,
     account: backtestAccount.address,
     decimalsOf: (key) => decimals.get(key),

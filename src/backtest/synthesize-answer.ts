@@ -4,7 +4,7 @@ import { deltaPriceSchema } from '../api/delta/delta-price-schema.js'
 import { marketPriceRouteSchema } from '../api/market/price-route-schema.js'
 import type { Quote } from '../feed/quote.js'
 import { deltaAddress, marketRouterAddress, nativeTokenPlaceholder } from '../protocol/addresses.js'
-import type { ReplayCosts, ReplayRequest } from './quote-blocks.js'
+import type { ReplayCosts, ReplayRequest } from './replay-source.js'
 
 // A quote store packed without answers keeps only the flat fields of each quote. A replayed quote still needs an
 // answer a client could have parsed (the executor reads its costs, the simulated venue its amounts), so one is made

@@ -1,7 +1,7 @@
 import type { RecordedQuotesHeader } from '../feed/recorded-quote.js'
 import type { Clock } from '../time/clock.js'
-import type { ReplayRequest } from './quote-blocks.js'
 import type { ReplayBook } from './replay-book.js'
+import type { ReplayRequest } from './replay-source.js'
 import { BacktestQuoteError } from './simulated-api.js'
 
 export type PairTokens = { base: { symbol: string; tokens: string[] }; quote: { symbol: string; tokens: string[] } }

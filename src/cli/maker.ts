@@ -1,27 +1,12 @@
-import { dirname } from 'node:path'
 import type { Command } from 'commander'
-import { getContracts } from '../api/resources/get-contracts.js'
-import type { DeploymentContracts } from '../chain/deployment.js'
 import { loadConfigDocument } from '../config/load-config.js'
 import type { FirmQuoteSummary } from '../journal/firm-quotes.js'
 import { createLogger, type Logger } from '../log/logger.js'
-import { MakerSetupError } from '../maker/runtime/maker-errors.js'
-import { createMakerRuntime, type MakerRuntime, type MakerRuntimeStats } from '../maker/runtime/maker-runtime.js'
-import { createSafeMakerStrategy } from '../maker/runtime/safe-maker-strategy.js'
-import { type MakerServer, startMakerServer } from '../maker/server/maker-server.js'
-import { systemClock } from '../time/clock.js'
-import { type BotSession, openBotSession } from './bot-session.js'
+import type { MakerRuntimeStats } from '../maker/runtime/maker-runtime.js'
+import { type RunningMaker, startMaker } from '../maker/runtime/start-maker.js'
 import { reportCommandError } from './command-errors.js'
+import { startEmbeddedSandbox } from './embedded-sandbox.js'
 import { toJsonValue } from './json-output.js'
-import {
-  loadMakerStrategyOf,
-  type MakerConfig,
-  registerWithSandbox,
-  requireMakerConfig,
-  resolveMakerCredentials,
-  type SandboxRegistration,
-  unregisterFromSandbox,
-} from './maker-setup.js'
 import { parseSeconds, stopSignal } from './run.js'
 
 type MakerOptions = { live?: boolean; for?: number; json?: boolean; logLevel?: string }
@@ -45,97 +30,29 @@ async function runMaker(file: string, options: MakerOptions): Promise<void> {
     level: options.logLevel ?? process.env.DELTAFLOW_LOG_LEVEL ?? 'info',
     pretty: process.stderr.isTTY === true,
   })
-  const document = loadConfigDocument(file)
-  const maker = requireMakerConfig(document)
-  // Everything a user can get wrong is refused before a chain starts: credentials, the strategy and its config.
-  const credentials = resolveMakerCredentials(maker, { env: process.env, baseDirectory: dirname(file) })
-  const strategy = createSafeMakerStrategy(await loadMakerStrategyOf(document, maker), { config: maker.strategy.config })
-  // The maker runs no bot strategy: the session gives the venue, the chains, the account, the journal and the clock.
-  const session = await openBotSession({
-    document: { ...document, config: { ...document.config, strategies: [] } },
+  const running = await startMaker({
+    document: loadConfigDocument(file),
     live: options.live === true,
     logger,
+    startEmbedded: startEmbeddedSandbox,
   })
-  let runtime: MakerRuntime | undefined
-  let server: MakerServer | undefined
-  let registrations: SandboxRegistration[] = []
-  const sandboxUrl = session.sandbox?.url ?? (session.config.mode === 'paper' ? session.config.venue.url : undefined)
   try {
-    const contracts: DeploymentContracts = Object.fromEntries((await getContracts(session.api)).chains)
-    const chainIds = Object.keys(maker.chains).map(Number)
-    runtime = createMakerRuntime({
-      strategy,
-      chainIds,
-      api: session.api,
-      chains: session.chains,
-      contracts,
-      account: session.account,
-      journal: session.journal,
-      clock: session.clock,
-      approvalPolicy: session.config.executor.approvalPolicy,
-      intervals: maker.intervals,
-      logger,
-    })
-    await runtime.start()
-    const served = runtime
-    server = await startMakerServer({
-      book: served.book,
-      chains: Object.entries(maker.chains).map(([chainId, { basePath }]) => ({
-        chainId: Number(chainId),
-        basePath,
-        rfq: served.rfqOf(Number(chainId)),
-      })),
-      account: session.account,
-      clock: session.clock,
-      authClock: systemClock,
-      auth: credentials === undefined ? undefined : { credentials, toleranceMs: maker.auth.toleranceMs },
-      allowIps: maker.allowIps,
-      host: maker.host,
-      port: maker.port,
-      bodyLimitBytes: maker.bodyLimitBytes,
-      requestTimeoutMs: maker.requestTimeoutMs,
-      firmExpirySeconds: maker.firmExpirySeconds,
-      websocket: maker.websocket,
-      checkFirm: served.checkFirm,
-      recordFirmQuote: served.recordFirmQuote,
-      logger,
-    })
-    if (maker.registerWithSandbox ?? session.config.mode === 'paper') {
-      if (sandboxUrl === undefined) {
-        throw new MakerSetupError('maker.registerWithSandbox is on, but the venue is not a sandbox', {
-          hint: 'registration is for paper mode (the embedded sandbox or one on loopback); set maker.registerWithSandbox: false',
-          errorClass: 'operational',
-        })
-      }
-      registrations = await registerWithSandbox({
-        sandboxUrl,
-        name: maker.name,
-        endpoints: server.endpoints,
-        credentials: credentials?.[0],
-        logger,
-      })
-    }
-    announce(session, server, maker, options.json === true, logger)
-    const reason = await stopSignal(options.for ?? session.config.runForSeconds)
+    announce(running, options.json === true, logger)
+    const reason = await stopSignal(options.for ?? running.session.config.runForSeconds)
     logger.info({ reason }, 'stopping the maker: the server refuses requests, open firm quotes are followed once more')
-    server.halt(reason)
-    await runtime.stop(`maker stopped (${reason})`)
-    printSummary(session.journal.firmQuoteSummary(), runtime.stats(), options.json === true)
+    const { summary, stats } = await running.stop(reason)
+    printSummary(summary, stats, options.json === true)
   } finally {
-    if (sandboxUrl !== undefined && registrations.length > 0) await unregisterFromSandbox(sandboxUrl, registrations, logger)
-    server?.halt('maker stopped')
-    await server?.close()
-    await runtime?.stop()
-    await session.close()
+    await running.stop('maker stopped')
   }
 }
 
 /** The ready line (--json: exactly one JSON line on stdout) once the server answers. */
-function announce(session: BotSession, server: MakerServer, maker: MakerConfig, json: boolean, logger: Logger): void {
+function announce({ session, server, maker }: RunningMaker, json: boolean, logger: Logger): void {
   logger.info(
     {
       mode: session.config.mode,
-      venue: session.sandbox ? `embedded sandbox ${session.sandbox.url}` : session.config.venue.url,
+      venue: session.venue.embedded ? `embedded sandbox ${session.venue.url}` : session.venue.url,
       maker: server.maker,
       accountSource: session.accountSource,
       journal: session.journal.file,

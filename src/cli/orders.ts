@@ -43,7 +43,7 @@ export function registerOrdersCommand(program: Command): void {
 
 /** Opens the journal a read-only command names; a missing file is an error, not a new empty journal. */
 export function openExistingJournal(options: JournalOptions) {
-  const file = resolveJournalFile(options, { embeddedSandbox: false })
+  const file = resolveJournalFile(options)
   if (!existsSync(file)) {
     throw new JournalFileMissingError(`No journal at ${file}`, {
       hint: 'Name the journal with --db FILE (or `db:` in the config); a trading command creates it on first use.',

@@ -2,14 +2,17 @@ import type { Command } from 'commander'
 import { formatUnits } from 'viem'
 import { quoteTrade, type TradeQuotes } from '../exec/quote-trade.js'
 import { reportCommandError } from './command-errors.js'
-import { openSession } from './session.js'
+import { openCommandSession } from './command-session.js'
 import { addTradeOptions, type TradeOptions } from './trade-options.js'
 import { parseTradeAmount, resolveTradeToken, type TradeToken } from './trade-tokens.js'
 
 export function registerQuoteCommand(program: Command): void {
   addTradeOptions(program.command('quote').description('price a swap in Delta and Market mode and say which mode would execute it')).action(
     async (options: TradeOptions) => {
-      const session = await openSession(options).catch((error) => reportCommandError(error, options.json))
+      // A quote records nothing: its journal lives in memory.
+      const session = await openCommandSession(options, { journalFile: ':memory:' }).catch((error) =>
+        reportCommandError(error, options.json),
+      )
       if (!session) return
       try {
         const destChainId = options.destChain ?? options.chain

@@ -3,10 +3,8 @@ import { createExecutor } from '../exec/executor/executor.js'
 import { type ConservationReport, checkConservation } from '../journal/conservation.js'
 import { type ReconcileOrdersReturnType, reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { reportCommandError } from './command-errors.js'
-import { executorContextOf } from './executor-session.js'
-import { openCommandJournal } from './journal-file.js'
+import { openCommandSession } from './command-session.js'
 import { toJsonValue } from './json-output.js'
-import { openSession } from './session.js'
 import { addVenueOptions, type VenueOptions } from './venue-options.js'
 
 type ReconcileOptions = VenueOptions & { checkBalances?: boolean }
@@ -23,11 +21,11 @@ export function registerReconcileCommand(program: Command): void {
         "then check that the journal's fills, refunds and gas equal the account's on-chain balance changes, to the wei",
       ),
   ).action(async (options: ReconcileOptions) => {
-    const session = await openSession(options).catch((error) => reportCommandError(error, options.json))
+    const session = await openCommandSession(options).catch((error) => reportCommandError(error, options.json))
     if (!session) return
-    const journal = openCommandJournal(options, session.clock, session.sandbox !== undefined)
+    const { journal } = session
     try {
-      const recovery = await createExecutor(executorContextOf(session, journal)).recover()
+      const recovery = await createExecutor(session.context).recover()
       const report = await reconcileOrders({
         journal,
         api: session.api,
@@ -46,7 +44,6 @@ export function registerReconcileCommand(program: Command): void {
     } catch (error) {
       reportCommandError(error, options.json)
     } finally {
-      journal.close()
       await session.close()
     }
   })

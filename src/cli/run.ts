@@ -1,8 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { loadConfigDocument } from '../config/load-config.js'
 import { createLogger } from '../log/logger.js'
-import { type BotSession, openBotSession } from './bot-session.js'
+import { type BotSession, openBot } from '../runtime/open-bot.js'
 import { reportCommandError } from './command-errors.js'
+import { startEmbeddedSandbox } from './embedded-sandbox.js'
 import { formatJournalSummary, readTokenLabels, summarizeJournal } from './journal-summary.js'
 import { toJsonValue } from './json-output.js'
 
@@ -28,12 +29,12 @@ async function runBot(file: string, options: RunOptions): Promise<void> {
     pretty: process.stderr.isTTY === true,
   })
   const document = loadConfigDocument(file)
-  const session = await openBotSession({ document, live: options.live === true, logger })
+  const session = await openBot({ document, live: options.live === true, logger, startEmbedded: startEmbeddedSandbox })
   try {
     logger.info(
       {
         mode: session.config.mode,
-        venue: session.sandbox ? `embedded sandbox ${session.sandbox.url}` : session.config.venue.url,
+        venue: session.venue.embedded ? `embedded sandbox ${session.venue.url}` : session.venue.url,
         account: session.account.address,
         accountSource: session.accountSource,
         journal: session.journal.file,

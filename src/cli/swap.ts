@@ -2,15 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { type Command, InvalidArgumentError } from 'commander'
 import { formatUnits } from 'viem'
 import { createIntent } from '../domain/intents/create-intent.js'
-import { isFinalStatus } from '../domain/order-status.js'
 import { BaseError } from '../errors/base.js'
 import { createExecutor, type ExecutionOutcome } from '../exec/executor/executor.js'
 import type { Journal } from '../journal/journal.js'
-import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
+import { settleOrder } from '../runtime/settle-order.js'
 import { reportCommandError } from './command-errors.js'
-import { executorContextOf } from './executor-session.js'
-import { openCommandJournal } from './journal-file.js'
-import { openSession, type Session } from './session.js'
+import { openCommandSession } from './command-session.js'
 import { addTradeOptions, type TradeOptions } from './trade-options.js'
 import { parseTradeAmount, resolveTradeToken, type TradeToken } from './trade-tokens.js'
 
@@ -30,17 +27,15 @@ export function registerSwapCommand(program: Command): void {
       .option('--valid-for <seconds>', 'deadline of the order or transaction, seconds from now', parseSeconds, 600)
       .option('--wait', 'wait for a Delta order to reach a final status'),
   ).action(async (options: SwapOptions) => {
-    const session = await openSession(options).catch((error) => reportCommandError(error, options.json))
+    const executorSettings = { deltaValiditySeconds: options.validFor, marketValiditySeconds: options.validFor }
+    const session = await openCommandSession(options, { executorSettings }).catch((error) => reportCommandError(error, options.json))
     if (!session) return
-    const journal = openCommandJournal(options, session.clock, session.sandbox !== undefined)
+    const { journal } = session
     try {
       const destChainId = options.destChain ?? options.chain
       const sell = await resolveTradeToken(session, options.chain, options.sell, '--sell')
       const buy = await resolveTradeToken(session, destChainId, options.buy, '--buy')
-      const context = executorContextOf(session, journal)
-      context.settings.deltaValiditySeconds = options.validFor
-      context.settings.marketValiditySeconds = options.validFor
-      const executor = createExecutor(context)
+      const executor = createExecutor(session.context)
       await executor.recover()
       const amount = parseTradeAmount(options.amount, options.side === 'SELL' ? sell : buy).toString()
       const common = { strategy: 'cli', srcToken: sell.address, destToken: buy.address, amount, side: options.side }
@@ -57,7 +52,8 @@ export function registerSwapCommand(program: Command): void {
           errorClass: 'operational',
         })
       }
-      const settled = await settle(session, journal, outcome, options.wait ? 15 * 60_000 : 0)
+      const order = await settleOrder(session, { orderId: outcome.order.id, waitMs: options.wait ? 15 * 60_000 : 0 })
+      const settled = { ...outcome, order }
       const described = describeSwap(journal, settled, sell, buy, session.accountSource)
       if (options.json) process.stdout.write(`${JSON.stringify(described)}\n`)
       else process.stdout.write(formatSwap(described, sell, buy))
@@ -65,23 +61,9 @@ export function registerSwapCommand(program: Command): void {
     } catch (error) {
       reportCommandError(error, options.json)
     } finally {
-      journal.close()
       await session.close()
     }
   })
-}
-
-/** Reconciles the order (a Market receipt at once; a Delta order until final when waiting) and returns it fresh. */
-async function settle(session: Session, journal: Journal, outcome: ExecutionOutcome, waitMs: number): Promise<ExecutionOutcome> {
-  const orderId = outcome.order?.id as string
-  const until = session.clock.now() + waitMs
-  for (;;) {
-    await reconcileOrders({ journal, api: session.api, chains: session.chains, account: session.account.address, clock: session.clock })
-    const order = journal.getOrder({ id: orderId })
-    const final = order !== undefined && isFinalStatus(order.mode, order.status)
-    if (final || order?.mode !== 'delta' || session.clock.now() >= until) return { ...outcome, order }
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
 }
 
 type SwapDescription = ReturnType<typeof describeSwap>

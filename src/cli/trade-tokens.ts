@@ -5,7 +5,7 @@ import { requireChainClients } from '../chain/chain-clients.js'
 import { detectTokenCapabilities } from '../chain/detect-token-capabilities.js'
 import { BaseError } from '../errors/base.js'
 import { nativeTokenPlaceholder } from '../protocol/addresses.js'
-import type { Session } from './session.js'
+import type { Session } from '../runtime/open-session.js'
 
 export type TradeToken = { chainId: number; address: Address; symbol: string; decimals: number; native: boolean }
 
@@ -14,7 +14,12 @@ export class UnknownTokenError extends BaseError {
 }
 
 /** A token named on the command line: ETH (the native asset), a symbol the venue lists, or an address. */
-export async function resolveTradeToken(session: Session, chainId: number, name: string, flag: string): Promise<TradeToken> {
+export async function resolveTradeToken(
+  session: Pick<Session, 'api' | 'chains'>,
+  chainId: number,
+  name: string,
+  flag: string,
+): Promise<TradeToken> {
   if (name.toUpperCase() === 'ETH' || name.toLowerCase() === nativeTokenPlaceholder.toLowerCase()) {
     return { chainId, address: nativeTokenPlaceholder, symbol: 'ETH', decimals: 18, native: true }
   }

@@ -16,3 +16,8 @@ export class BotStateError extends BaseError {
 export class BotError extends BaseError {
   override name = 'BotError' as const
 }
+
+/** A bot or command that cannot run as configured (mode, venue, wallet): operational, the user fixes the config or the flags. */
+export class BotSetupError extends BaseError {
+  override name = 'BotSetupError' as const
+}

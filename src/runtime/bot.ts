@@ -1,21 +1,19 @@
 import type { Subscription } from 'rxjs'
-import type { Intent } from '../domain/intents/intent-schema.js'
-import type { ExecutionOutcome } from '../exec/executor/executor.js'
 import { createExecutor } from '../exec/executor/executor.js'
 import type { ExecutorContext } from '../exec/executor/executor-context.js'
-import { type Quote, quoteRequestKey } from '../feed/quote.js'
+import type { Quote } from '../feed/quote.js'
 import { createQuoteFeed } from '../feed/quote-feed.js'
 import type { TokenDecimals } from '../feed/token-decimals.js'
 import { reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import { frozenQuote } from '../strategy/frozen-copy.js'
-import type { SafeStrategy, StrategyRun, StrategyStats } from '../strategy/safe-strategy.js'
+import type { SafeStrategy, StrategyStats } from '../strategy/safe-strategy.js'
 import { type ClockTimer, clockSpeed, everyOnClock } from '../time/clock-timer.js'
 import { BotStateError } from './bot-errors.js'
 import type { BotMetrics } from './bot-metrics.js'
-import { createOrderEventTracker, type StrategyOrderEvent } from './order-event-tracker.js'
+import { createOrderEventTracker } from './order-event-tracker.js'
 import { readBalances } from './read-balances.js'
-import { createSerialQueue } from './serial-queue.js'
+import { createStrategyDispatch } from './strategy-dispatch.js'
 
 export type CreateBotParameters = {
   context: ExecutorContext
@@ -88,104 +86,25 @@ export function createBot({
 }: CreateBotParameters): Bot {
   const logger = (rest.logger ?? context.logger ?? createLogger({ level: 'silent' })).child({ unit: 'bot' })
   const executor = createExecutor(context)
-  const executions = createSerialQueue()
   const tracker = createOrderEventTracker(
     context.journal,
     strategies.map((strategy) => strategy.name),
   )
-  const handlers = new Set<Promise<unknown>>()
+  const dispatch = createStrategyDispatch({ strategies, execute: executor.execute, tracker, logger, metrics, dryRun })
   const timers: ReturnType<typeof setInterval>[] = []
   const clockTimers: ClockTimer[] = []
-  const stats: Omit<BotStats, 'strategies' | 'running'> = {
+  const stats = {
     quotes: 0,
     quoteErrors: 0,
-    intentsQueued: 0,
-    executions: { accepted: 0, refused: 0, failed: 0, done: 0 },
-    executionErrors: 0,
     reconcilePasses: 0,
     reconcileErrors: 0,
-    lastQuoteAt: null,
-    lastReconcileAt: null,
-    dryRunIntents: 0,
-    delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0, balances: 0 },
-    balanceErrors: 0,
+    lastQuoteAt: null as number | null,
+    lastReconcileAt: null as number | null,
   }
   let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new'
   let feedSubscription: Subscription | undefined
   let reconciling: Promise<void> | undefined
   let killSwitchEnforced = false
-
-  function enqueue(intent: Intent): void {
-    stats.intentsQueued += 1
-    if (dryRun) {
-      stats.dryRunIntents += 1
-      logger.info({ intent, strategy: intent.strategy }, 'dry run: intent not executed')
-      return
-    }
-    void executions.push(async () => {
-      const started = performance.now()
-      try {
-        const outcome = await executor.execute(intent)
-        metrics?.execution(intent.kind, outcome.status, performance.now() - started)
-        record(intent, outcome)
-      } catch (error) {
-        stats.executionErrors += 1
-        metrics?.executionError()
-        logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
-      }
-    })
-  }
-
-  function record(intent: Intent, outcome: ExecutionOutcome): void {
-    stats.executions[outcome.status] += 1
-    const strategy = strategies.find((candidate) => candidate.name === intent.strategy)
-    if (strategy) {
-      const result = {
-        intentId: intent.id,
-        kind: intent.kind,
-        status: outcome.status,
-        reason: outcome.reason ?? null,
-        orderId: outcome.order?.id ?? null,
-      }
-      void run(strategy.name, () => strategy.handleIntentResult(result))
-    }
-    const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
-    if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
-    else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
-  }
-
-  /** Runs one strategy handler; its intents join the execution queue. Never rejects (SafeStrategy contains failures). */
-  function run(strategy: string, call: () => Promise<StrategyRun>): Promise<void> {
-    const started = performance.now()
-    const handled = call().then((result) => {
-      metrics?.handler(strategy, result.outcome, performance.now() - started)
-      if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
-    })
-    handlers.add(handled)
-    void handled.finally(() => handlers.delete(handled))
-    return handled
-  }
-
-  function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): void {
-    const strategy = strategies.find((candidate) => candidate.name === name)
-    if (!strategy) return
-    let handled: Promise<void>
-    if (item.type === 'orderUpdate') {
-      stats.delivered.orderUpdates += 1
-      metrics?.delivered('orderUpdate')
-      handled = run(strategy.name, () => strategy.handleOrderUpdate(item.event))
-    } else if (item.type === 'fill') {
-      stats.delivered.fills += 1
-      metrics?.delivered('fill')
-      handled = run(strategy.name, () => strategy.handleFill(item.event))
-    } else {
-      stats.delivered.refunds += 1
-      metrics?.delivered('refund')
-      handled = run(strategy.name, () => strategy.handleRefund(item.event))
-    }
-    // Acknowledged once handled, failed or not: an event that makes a strategy fail would otherwise come back forever.
-    void handled.then(acknowledge).catch((error: unknown) => logger.error({ err: error }, 'journaling a delivery failed'))
-  }
 
   async function reconcilePass(): Promise<void> {
     const started = performance.now()
@@ -208,7 +127,7 @@ export function createBot({
       logger.error({ err: error }, 'reconciliation failed')
     }
     // Orders the executor journaled since the last pass are reported too, reconciled or not.
-    if (state === 'running') for (const event of tracker.collect()) deliver(event)
+    if (state === 'running') dispatch.deliverOrderEvents()
     if (state === 'running') await deliverBalances()
   }
 
@@ -231,39 +150,10 @@ export function createBot({
     }
   }
 
-  /** The watched balances, read once for all strategies and given to each its own. */
-  async function deliverBalances(): Promise<void> {
-    const watching = strategies.filter((strategy) => strategy.balances.length > 0)
-    if (watching.length === 0) return
-    try {
-      const balances = await readBalances(
-        context.chains,
-        context.account.address,
-        watching.flatMap((strategy) => strategy.balances),
-      )
-      const now = context.clock.now()
-      for (const strategy of watching) {
-        const own = balances.filter((balance) =>
-          strategy.balances.some(
-            (request) => request.chainId === balance.chainId && request.token.toLowerCase() === balance.token.toLowerCase(),
-          ),
-        )
-        stats.delivered.balances += 1
-        metrics?.delivered('balances')
-        void run(strategy.name, () => strategy.handleBalances({ now, balances: own }))
-      }
-    } catch (error) {
-      stats.balanceErrors += 1
-      logger.warn({ err: error }, 'reading watched balances failed')
-    }
+  /** The watched balances, read from the chains at one block per chain. */
+  function deliverBalances(): Promise<void> {
+    return dispatch.deliverBalances((requests) => readBalances(context.chains, context.account.address, requests), context.clock.now())
   }
-
-  const subscribers = new Map<string, SafeStrategy[]>()
-  for (const strategy of strategies) {
-    for (const key of new Set(strategy.subscriptions.map(quoteRequestKey)))
-      subscribers.set(key, [...(subscribers.get(key) ?? []), strategy])
-  }
-  const subscribersOf = (key: string): readonly SafeStrategy[] => subscribers.get(key) ?? []
 
   function subscribe(): void {
     const requests = strategies.flatMap((strategy) => strategy.subscriptions)
@@ -280,18 +170,12 @@ export function createBot({
         stats.lastQuoteAt = context.clock.now()
         metrics?.quote(event.quote.request.source, (event.quote.receivedAt - event.quote.requestedAt) / clockSpeed(context.clock))
         // One read-only view, shared by every subscriber (no copy per strategy).
-        const quote = frozenQuote(event.quote) as Quote
-        for (const strategy of subscribersOf(event.key)) void run(strategy.name, () => strategy.handleQuote(quote))
+        dispatch.quote(frozenQuote(event.quote) as Quote)
       })
     }
     for (const strategy of strategies) {
       for (const intervalMs of strategy.timers) {
-        const timer = everyOnClock(context.clock, intervalMs, () => {
-          stats.delivered.timers += 1
-          metrics?.delivered('timer')
-          void run(strategy.name, () => strategy.handleTimer(intervalMs))
-        })
-        clockTimers.push(timer)
+        clockTimers.push(everyOnClock(context.clock, intervalMs, () => dispatch.timer(strategy, intervalMs)))
       }
     }
     timers.push(
@@ -305,20 +189,13 @@ export function createBot({
     )
   }
 
-  async function settle(): Promise<void> {
-    while (handlers.size > 0 || executions.pending() > 0) {
-      await Promise.all([...handlers])
-      await executions.idle()
-    }
-  }
-
   return {
     start: async () => {
       if (state !== 'new') throw new BotStateError({ action: 'start', state })
       state = 'running'
       const recovery = await executor.recover()
       logger.info({ recovery }, 'recovered in-flight orders')
-      await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.start())))
+      await dispatch.start()
       await deliverBalances()
       subscribe()
       logger.info({ strategies: strategies.map((strategy) => strategy.name) }, 'bot started')
@@ -330,20 +207,23 @@ export function createBot({
       for (const timer of timers) clearInterval(timer)
       for (const timer of clockTimers) timer.cancel()
       await reconciling
-      await settle()
-      await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.stop())))
-      await settle()
+      await dispatch.settle()
+      await dispatch.stop()
+      await dispatch.settle()
       // What the last executions changed (cancels on stop, orders just placed) is in the journal before the bot ends.
       await reconcilePass()
       state = 'stopped'
-      logger.info({ stats: { ...stats } }, 'bot stopped')
+      logger.info({ stats: statsOf() }, 'bot stopped')
     },
-    stats: () => ({
+    stats: statsOf,
+  }
+
+  function statsOf(): BotStats {
+    return {
       ...stats,
-      executions: { ...stats.executions },
-      delivered: { ...stats.delivered },
+      ...dispatch.stats(),
       running: state === 'running',
       strategies: Object.fromEntries(strategies.map((strategy) => [strategy.name, strategy.stats()])),
-    }),
+    }
   }
 }

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { createRandom } from '../domain/seeded-random.js'
 import { createLogger, type Logger } from '../log/logger.js'
-import { createScaledClock } from '../time/clock.js'
+import { type Clock, createScaledClock } from '../time/clock.js'
 import { developmentAccounts } from './chains/accounts.js'
 import { defaultChainIds, type LocalChains, startLocalChains } from './chains/harness.js'
 import { priceDelta } from './delta/api/price-delta.js'
@@ -61,6 +61,8 @@ export type SandboxInfo = {
 }
 
 export type RunningSandbox = SandboxInfo & {
+  /** The sandbox's time (`speed` times real time): what its orders, expiries and bridges count on. */
+  clock: Clock
   venue: SandboxVenue
   faults: FaultInjector
   localChains: LocalChains
@@ -120,6 +122,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       tokens: localChains.chains.flatMap(({ chainId, fixture }) =>
         fixture.tokens.map(({ symbol, address, decimals }) => ({ chainId, symbol, address, decimals })),
       ),
+      clock,
       venue,
       faults,
       localChains,

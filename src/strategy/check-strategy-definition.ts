@@ -1,5 +1,4 @@
 import { describeReceived } from '../domain/wire-fields.js'
-import type { StrategyDefinition } from './define-strategy.js'
 import { StrategyLoadError } from './strategy-errors.js'
 
 /** The plugin contract this runtime speaks. A definition of another version is refused. */
@@ -26,8 +25,10 @@ const handlerNames = [
 /**
  * Checks that `value` is a strategy definition this runtime can run; throws StrategyLoadError saying what was expected
  * and what was received. Duck-typed (a plugin may bring its own copy of zod): configSchema needs only `safeParse`.
+ * Returns it as `Definition`, the StrategyDefinition type of the caller (this module does not import it: the
+ * definition's module imports this one).
  */
-export function checkStrategyDefinition(value: unknown, reference: string): StrategyDefinition {
+export function checkStrategyDefinition<Definition>(value: unknown, reference: string): Definition {
   const refuse = (reason: string, hint: string): never => {
     throw new StrategyLoadError({ reference, reason, hint })
   }
@@ -68,5 +69,5 @@ export function checkStrategyDefinition(value: unknown, reference: string): Stra
       )
     }
   }
-  return value as StrategyDefinition
+  return value as Definition
 }

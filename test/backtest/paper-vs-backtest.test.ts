@@ -4,13 +4,14 @@ import { type Address, erc20Abi } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
 import { runBacktest } from '../../src/backtest/run-backtest.js'
-import { openBotSession } from '../../src/cli/bot-session.js'
 import { loadConfigDocument } from '../../src/config/load-config.js'
 import type { QuoteRequest } from '../../src/feed/quote.js'
 import { createQuoteFeed } from '../../src/feed/quote-feed.js'
 import { createQuoteRecorder, recordQuoteEvents } from '../../src/feed/quote-recorder.js'
 import { readRecordedQuotes } from '../../src/feed/read-recorded-quotes.js'
 import { createLogger } from '../../src/log/logger.js'
+import { openBot } from '../../src/runtime/open-bot.js'
+import { startSandbox } from '../../src/sandbox/start-sandbox.js'
 import { type DcaConfig, dcaConfigSchema, nominalSliceAmountOf } from '../../strategies/dca/dca-config.js'
 import { dcaStateSchema } from '../../strategies/dca/dca-state.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
@@ -103,7 +104,7 @@ async function runPaperAndBacktest(): Promise<Comparison> {
   const quotesFile = directory.path('quotes.jsonl.gz')
 
   // --- paper, and the recording ---
-  const session = await openBotSession({ document, live: false, logger, env })
+  const session = await openBot({ document, live: false, logger, env, startEmbedded: startSandbox })
   let from: number
   let to: number
   let startBalances: Record<'src' | 'dest', bigint>
@@ -111,7 +112,7 @@ async function runPaperAndBacktest(): Promise<Comparison> {
   let chainMoved: Comparison['chain']
   try {
     const chain = session.chains.get(dca.chainId)
-    const sandbox = session.sandbox
+    const sandbox = session.venue.embedded
     if (!chain || !sandbox) throw new Error(`expected the embedded sandbox with chain ${dca.chainId}`)
     const account = session.account.address
     const balanceOf = (token: Address) =>

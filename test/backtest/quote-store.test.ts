@@ -6,10 +6,11 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deltaPriceSchema } from '../../src/api/delta/delta-price-schema.js'
 import { marketPriceRouteSchema } from '../../src/api/market/price-route-schema.js'
-import { openQuoteReplay, type QuoteBlock, type QuoteReplaySource } from '../../src/backtest/quote-blocks.js'
+import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
 import { createQuoteStore, packRecordedQuotes } from '../../src/backtest/quote-store.js'
 import { QuoteStoreError } from '../../src/backtest/quote-store-layout.js'
 import { openQuoteStore } from '../../src/backtest/quote-store-read.js'
+import type { QuoteBlock, QuoteReplaySource } from '../../src/backtest/replay-source.js'
 import { readRecordedQuotes } from '../../src/feed/read-recorded-quotes.js'
 import {
   deltaPriceJson,

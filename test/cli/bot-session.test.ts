@@ -1,10 +1,13 @@
 import { readdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BotSetupError, loadStrategyDefinitions, openBotSession } from '../../src/cli/bot-session.js'
-import { loadMakerStrategyOf, requireMakerConfig } from '../../src/cli/maker-setup.js'
 import { ConfigError, loadConfigDocument, parseConfigDocument } from '../../src/config/load-config.js'
 import { createLogger } from '../../src/log/logger.js'
+import { loadMakerStrategyOf, requireMakerConfig } from '../../src/maker/runtime/maker-setup.js'
+import { BotSetupError } from '../../src/runtime/bot-errors.js'
+import { loadStrategyDefinitions } from '../../src/runtime/load-strategies.js'
+import { openBot } from '../../src/runtime/open-bot.js'
+import { startSandbox } from '../../src/sandbox/start-sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const configDirectory = fileURLToPath(new URL('../../config/', import.meta.url))
@@ -95,9 +98,9 @@ describe('loadStrategyDefinitions', () => {
   )
 })
 
-describe('openBotSession', () => {
+describe('openBot', () => {
   const open = (text: string, live = false) =>
-    openBotSession({ document: parseConfigDocument(text, 'bot.yaml', { env: {} }), live, logger, env: {} })
+    openBot({ document: parseConfigDocument(text, 'bot.yaml', { env: {} }), live, logger, env: {}, startEmbedded: startSandbox })
 
   it('refuses mode live without --live, and --live without mode live', async () => {
     await expect(open('mode: live\nvenue: { url: "https://api.example.test" }\n')).rejects.toThrow(

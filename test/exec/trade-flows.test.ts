@@ -1,31 +1,54 @@
-import { type Address, erc20Abi, type Hex, parseEther, parseUnits, size } from 'viem'
+import { type Address, decodeFunctionData, erc20Abi, getAddress, type Hex, type LocalAccount, parseEther, parseUnits, size } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { describe, expect, it } from 'vitest'
-import { createApiClient } from '../../src/api/client.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { type ApiClient, createApiClient } from '../../src/api/client.js'
 import { buildDeltaCancellation } from '../../src/api/delta/build-delta-cancellation.js'
 import { buildDeltaOrder } from '../../src/api/delta/build-delta-order.js'
 import { cancelDeltaOrders } from '../../src/api/delta/cancel-delta-orders.js'
 import { getDeltaPrices } from '../../src/api/delta/get-delta-prices.js'
 import { submitDeltaOrder } from '../../src/api/delta/submit-delta-order.js'
 import { getContracts } from '../../src/api/resources/get-contracts.js'
-import { createChainClients, requireChainClients } from '../../src/chain/chain-clients.js'
+import { type ChainClients, createChainClients, requireChainClients } from '../../src/chain/chain-clients.js'
+import type { DeploymentContracts } from '../../src/chain/deployment.js'
 import { signDeltaCancellation } from '../../src/chain/sign-delta-cancellation.js'
 import { signDeltaOrder } from '../../src/chain/sign-delta-order.js'
 import { resolveSpender } from '../../src/chain/spender.js'
 import { createTransactionQueue } from '../../src/chain/transaction-queue.js'
-import type { Session } from '../../src/cli/session.js'
+import { createIntent } from '../../src/domain/intents/create-intent.js'
+import { isFinalStatus } from '../../src/domain/order-status.js'
 import { approveForTrade } from '../../src/exec/approve-for-trade.js'
+import { createExecutor, type ExecutionOutcome } from '../../src/exec/executor/executor.js'
+import type { ExecutorContext, ExecutorSettings } from '../../src/exec/executor/executor-context.js'
 import type { TradeRequest } from '../../src/exec/quote-trade.js'
-import { swapWithDelta } from '../../src/exec/swap-with-delta.js'
-import { createLogger } from '../../src/log/logger.js'
+import type { JournalOrder } from '../../src/journal/orders.js'
+import { reconcileOrders } from '../../src/journal/reconcile/reconcile-orders.js'
+import { permit2Address } from '../../src/protocol/addresses.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
-import { request, sandboxToken, useSandbox } from '../helpers/sandbox.js'
+import { sandboxExecutorContext } from '../helpers/executor.js'
+import { request, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
-// The trading client's layers together (API client, approval plans, permits, signing, transaction queue) against the
-// sandbox, with on-chain balances checked.
+// Trades as a bot makes them (intent → executor → journal, reconciled with the venue and the chains) and the trading
+// client's lower layers (API client, approval plans, permits, signing) against the sandbox, with on-chain balances
+// checked. Each test trades from its own development account.
 
-async function sessionFor(sandbox: RunningSandbox, index: number): Promise<Session> {
+const directory = createTempDirectory('deltaflow-trade-flows-')
+const opened: ExecutorContext[] = []
+afterAll(() => {
+  for (const context of opened) context.journal.close()
+  directory.cleanup()
+})
+
+/** What the client-level tests work with: the API, the chains, the deployment resource and a signing account. */
+type ClientSession = {
+  api: ApiClient
+  chains: ReadonlyMap<number, ChainClients>
+  contracts: DeploymentContracts
+  account: LocalAccount
+}
+
+async function sessionFor(sandbox: RunningSandbox, index: number): Promise<ClientSession> {
   const key = developmentAccounts[index]?.privateKey
   if (!key) throw new Error(`no development account ${index}`)
   const account = privateKeyToAccount(key)
@@ -40,17 +63,12 @@ async function sessionFor(sandbox: RunningSandbox, index: number): Promise<Sessi
     }),
     contracts: Object.fromEntries(deployment.chains),
     account,
-    accountSource: `development account ${index}`,
-    clock: sandbox.venue.clock,
-    logger: createLogger({ level: 'silent' }),
-    sandbox,
-    close: async () => {},
   }
 }
 
 function trade(
   sandbox: RunningSandbox,
-  session: Session,
+  session: ClientSession,
   sell: string,
   buy: string,
   amount: bigint,
@@ -70,7 +88,7 @@ function trade(
   }
 }
 
-async function price(session: Session, request: TradeRequest) {
+async function price(session: ClientSession, request: TradeRequest) {
   return getDeltaPrices(session.api, {
     chainId: request.chainId,
     srcToken: request.srcToken.address,
@@ -84,18 +102,23 @@ async function price(session: Session, request: TradeRequest) {
   })
 }
 
-function balanceOf(session: Session, chainId: number, token: Address): Promise<bigint> {
-  return requireChainClients(session.chains, chainId).publicClient.readContract({
+function balanceOf(owner: Pick<ClientSession, 'chains' | 'account'>, chainId: number, token: Address): Promise<bigint> {
+  return requireChainClients(owner.chains, chainId).publicClient.readContract({
     address: token,
     abi: erc20Abi,
     functionName: 'balanceOf',
-    args: [session.account.address],
+    args: [owner.account.address],
   })
 }
 
-// Waits are measured on the sandbox clock (30× real time): ten sandbox minutes.
 /** Approves the Delta contract for `required` of `token` from the session's account; returns the spender and a deadline. */
-async function approveDeltaFor(sandbox: RunningSandbox, session: Session, token: Address, required: bigint, permitPreference?: 'permit') {
+async function approveDeltaFor(
+  sandbox: RunningSandbox,
+  session: ClientSession,
+  token: Address,
+  required: bigint,
+  permitPreference?: 'permit',
+) {
   const chain = requireChainClients(session.chains, 1)
   const queue = createTransactionQueue({ client: chain.publicClient, account: session.account })
   const spender = resolveSpender({ contracts: session.contracts, chainId: 1, mode: 'delta' })
@@ -113,100 +136,202 @@ async function approveDeltaFor(sandbox: RunningSandbox, session: Session, token:
   return { spender, deadline, permit }
 }
 
+// Waits are measured on the sandbox clock (30× real time): ten sandbox minutes.
 const waitMs = 600_000
 
-describe('trading client flows on the sandbox', () => {
+describe('trading flows on the sandbox', () => {
   const sandbox = useSandbox({ chainIds: [1, 8453], speed: 30 })
+  const token = (symbol: string, chainId = 1): Address => sandboxToken(sandbox(), chainId, symbol).address
+
+  /** An executor trading from one development account, on the sandbox clock, with a journal of its own. */
+  async function executorFor(accountIndex: number, settings: Partial<ExecutorSettings> = {}) {
+    const context = await sandboxExecutorContext(sandbox(), {
+      accountIndex,
+      journalFile: directory.path(`account-${accountIndex}.sqlite`),
+      clock: sandbox().venue.clock,
+      settings,
+    })
+    opened.push(context)
+    return { context, executor: createExecutor(context) }
+  }
+
+  /** A same-chain swap forced to Delta, as a strategy would ask for it. */
+  function deltaSwap(
+    key: string,
+    fields: { srcToken: Address; destToken: Address; amount: bigint; side: 'SELL' | 'BUY'; maxSlippageBps: number },
+  ) {
+    return createIntent({
+      clock: sandbox().venue.clock,
+      key,
+      content: {
+        strategy: 'trade-flows',
+        kind: 'swap',
+        chainId: 1,
+        mode: 'delta',
+        maxPriceImpactPercent: 5,
+        ...fields,
+        amount: fields.amount.toString(),
+      },
+    })
+  }
+
+  /**
+   * Reconciles the journal with the venue and the chains until the intent's order is final (or `waitMs` of sandbox
+   * time passed); every run must check the fills against the chain without an error or a mismatch.
+   */
+  async function reconcileUntilFinal(context: ExecutorContext, outcome: ExecutionOutcome): Promise<JournalOrder> {
+    expect(outcome.status, outcome.reason).toBe('accepted')
+    const orderId = outcome.order?.id
+    if (orderId === undefined) throw new Error(`intent ${outcome.intent.id} has no order`)
+    const until = context.clock.now() + waitMs
+    for (;;) {
+      const report = await reconcileOrders({
+        journal: context.journal,
+        api: context.api,
+        chains: context.chains,
+        account: context.account.address,
+        clock: context.clock,
+      })
+      expect(report.errors).toEqual([])
+      expect(report.mismatches).toEqual([])
+      const order = context.journal.getOrder({ id: orderId })
+      if (!order) throw new Error(`order ${orderId} left the journal`)
+      if (isFinalStatus(order.mode, order.status) || context.clock.now() >= until) return order
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+
+  /** The permit the journaled order was signed with, checked against the order the venue stores. */
+  function permitOf(order: JournalOrder): Hex {
+    const permit = (order.signedPayload as { order?: { permit?: unknown } } | null)?.order?.permit
+    if (typeof permit !== 'string' || !permit.startsWith('0x')) throw new Error(`order ${order.id} was signed without a permit field`)
+    const stored = order.venueId === null ? undefined : sandbox().delta.store.get(order.venueId)
+    expect(stored?.signed.kind === 'Order' ? stored.signed.order.permit.toLowerCase() : undefined).toBe(permit.toLowerCase())
+    return permit as Hex
+  }
+
+  /** The approvals the journal says the account sent on chain 1, as the chain holds them (token, spender, amount). */
+  async function approvalsSent(context: ExecutorContext) {
+    const client = requireChainClients(context.chains, 1).publicClient
+    const sent = context.journal.transactionsFrom(context.account.address, 1).filter((transaction) => transaction.purpose === 'approve')
+    return Promise.all(
+      sent.map(async ({ txHash }) => {
+        const transaction = await client.getTransaction({ hash: txHash as Hex })
+        const { functionName, args } = decodeFunctionData({ abi: erc20Abi, data: transaction.input })
+        if (functionName !== 'approve') throw new Error(`${txHash} calls ${functionName}, not approve`)
+        return { token: getAddress(transaction.to ?? '0x'), spender: getAddress(args[0]), amount: args[1] }
+      }),
+    )
+  }
+
+  const sum = (amounts: readonly bigint[]) => amounts.reduce((total, amount) => total + amount, 0n)
 
   it('sells with an EIP-2612 permit instead of an approval (224-byte permit, no transaction)', async () => {
-    const session = await sessionFor(sandbox(), 1)
-    const request = trade(sandbox(), session, 'USDC', 'WETH', parseUnits('300', 6))
-    const before = await balanceOf(session, 1, request.srcToken.address)
-    const result = await swapWithDelta(session, {
-      trade: request,
-      price: await price(session, request),
-      slippageBps: 50,
-      validForSeconds: 600,
-      waitMs,
-      permitPreference: 'permit',
-    })
-    expect(result.status).toBe('COMPLETED')
-    expect(result.approvals).toEqual([])
-    expect(size(result.permit)).toBe(224)
-    expect(before - (await balanceOf(session, 1, request.srcToken.address))).toBe(parseUnits('300', 6))
+    const { context, executor } = await executorFor(1, { permitPreference: 'permit' })
+    const usdc = token('USDC')
+    const client = requireChainClients(context.chains, 1).publicClient
+    const before = await balanceOf(context, 1, usdc)
+    const nonceBefore = await client.getTransactionCount({ address: context.account.address })
+    const outcome = await executor.execute(
+      deltaSwap('permit', { srcToken: usdc, destToken: token('WETH'), amount: parseUnits('300', 6), side: 'SELL', maxSlippageBps: 50 }),
+    )
+    const order = await reconcileUntilFinal(context, outcome)
+    expect(order.status).toBe('COMPLETED')
+    expect(size(permitOf(order))).toBe(224)
+    expect(context.journal.transactionsFrom(context.account.address, 1)).toEqual([])
+    expect(await client.getTransactionCount({ address: context.account.address })).toBe(nonceBefore)
+    expect(before - (await balanceOf(context, 1, usdc))).toBe(parseUnits('300', 6))
   })
 
   it('sells through Permit2: the token approves Permit2 once, the order carries a Permit2 signature', async () => {
-    const session = await sessionFor(sandbox(), 2)
-    const request = trade(sandbox(), session, 'WBTC', 'USDC', parseUnits('0.05', 8))
-    const before = await balanceOf(session, 1, request.srcToken.address)
-    const result = await swapWithDelta(session, {
-      trade: request,
-      price: await price(session, request),
-      slippageBps: 50,
-      validForSeconds: 600,
-      waitMs,
-      permitPreference: 'permit2',
-    })
-    expect(result.status).toBe('COMPLETED')
-    expect([1, 96, 192]).toContain(size(result.permit))
-    expect(before - (await balanceOf(session, 1, request.srcToken.address))).toBe(parseUnits('0.05', 8))
+    const { context, executor } = await executorFor(2, { permitPreference: 'permit2' })
+    const wbtc = token('WBTC')
+    const before = await balanceOf(context, 1, wbtc)
+    const outcome = await executor.execute(
+      deltaSwap('permit2', { srcToken: wbtc, destToken: token('USDC'), amount: parseUnits('0.05', 8), side: 'SELL', maxSlippageBps: 50 }),
+    )
+    const order = await reconcileUntilFinal(context, outcome)
+    expect(order.status).toBe('COMPLETED')
+    expect([1, 96, 192]).toContain(size(permitOf(order)))
+    expect(await approvalsSent(context)).toEqual([{ token: getAddress(wbtc), spender: permit2Address, amount: parseUnits('0.05', 8) }])
+    expect(before - (await balanceOf(context, 1, wbtc))).toBe(parseUnits('0.05', 8))
   })
 
   it('buys an exact amount with an approval, spending no more than the signed maximum', async () => {
-    const session = await sessionFor(sandbox(), 3)
-    const request = trade(sandbox(), session, 'USDC', 'WBTC', parseUnits('0.02', 8), { side: 'BUY' })
-    const before = {
-      usdc: await balanceOf(session, 1, request.srcToken.address),
-      wbtc: await balanceOf(session, 1, request.destToken.address),
-    }
-    const result = await swapWithDelta(session, {
-      trade: request,
-      price: await price(session, request),
-      slippageBps: 100,
-      validForSeconds: 600,
-      waitMs,
-    })
-    expect(result.status).toBe('COMPLETED')
-    expect(result.approvals).toHaveLength(1)
-    expect((await balanceOf(session, 1, request.destToken.address)) - before.wbtc).toBe(parseUnits('0.02', 8))
-    expect(before.usdc - (await balanceOf(session, 1, request.srcToken.address))).toBe(result.spent)
+    const { context, executor } = await executorFor(3)
+    const [usdc, wbtc] = [token('USDC'), token('WBTC')]
+    const before = { usdc: await balanceOf(context, 1, usdc), wbtc: await balanceOf(context, 1, wbtc) }
+    const outcome = await executor.execute(
+      deltaSwap('buy', { srcToken: usdc, destToken: wbtc, amount: parseUnits('0.02', 8), side: 'BUY', maxSlippageBps: 100 }),
+    )
+    const order = await reconcileUntilFinal(context, outcome)
+    expect(order.status).toBe('COMPLETED')
+    const delta = resolveSpender({ contracts: context.contracts, chainId: 1, mode: 'delta' }).address
+    expect(await approvalsSent(context)).toMatchObject([{ token: getAddress(usdc), spender: getAddress(delta) }])
+    const fills = context.journal.fillsOf(order.id)
+    const received = (await balanceOf(context, 1, wbtc)) - before.wbtc
+    const spent = before.usdc - (await balanceOf(context, 1, usdc))
+    expect(received).toBe(parseUnits('0.02', 8))
+    expect(sum(fills.map((fill) => fill.receivedAmount))).toBe(received)
+    expect(sum(fills.map((fill) => fill.spentAmount))).toBe(spent)
+    const signedMaximum = BigInt(String((order.signedPayload as { order: { srcAmount: string } }).order.srcAmount))
+    expect(spent).toBeGreaterThan(0n)
+    expect(spent).toBeLessThanOrEqual(signedMaximum)
   })
 
   it('resets a USDT-style allowance to 0 before approving a new amount', async () => {
-    const session = await sessionFor(sandbox(), 4)
-    const usdt = sandboxToken(sandbox(), 1, 'USDT').address
-    const chain = requireChainClients(session.chains, 1)
-    const queue = createTransactionQueue({ client: chain.publicClient, account: session.account })
-    const delta = resolveSpender({ contracts: session.contracts, chainId: 1, mode: 'delta' })
-    await queue.send({ to: usdt, data: encodeApprove(delta.address, 1n) })
-    const request = trade(sandbox(), session, 'USDT', 'USDC', parseUnits('40', 6))
-    const result = await swapWithDelta(session, {
-      trade: request,
-      price: await price(session, request),
-      slippageBps: 50,
-      validForSeconds: 600,
-      waitMs,
-    })
-    expect(result.status).toBe('COMPLETED')
-    expect(result.approvals).toHaveLength(2)
+    const { context, executor } = await executorFor(4)
+    const usdt = token('USDT')
+    const delta = resolveSpender({ contracts: context.contracts, chainId: 1, mode: 'delta' }).address
+    // A leftover allowance from outside the bot: USDT refuses to change it to another non-zero amount.
+    const wallet = sandboxWallet(sandbox(), 1, 4)
+    const leftover = await wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'approve', args: [delta, 1n] })
+    await wallet.waitForTransactionReceipt({ hash: leftover })
+    const before = await balanceOf(context, 1, usdt)
+    const outcome = await executor.execute(
+      deltaSwap('usdt', { srcToken: usdt, destToken: token('USDC'), amount: parseUnits('40', 6), side: 'SELL', maxSlippageBps: 50 }),
+    )
+    const order = await reconcileUntilFinal(context, outcome)
+    expect(order.status).toBe('COMPLETED')
+    expect(await approvalsSent(context)).toEqual([
+      { token: getAddress(usdt), spender: getAddress(delta), amount: 0n },
+      { token: getAddress(usdt), spender: getAddress(delta), amount: parseUnits('40', 6) },
+    ])
+    expect(before - (await balanceOf(context, 1, usdt))).toBe(parseUnits('40', 6))
   })
 
   it('completes a crosschain order: source leg on chain 1, USDC delivered on chain 8453', async () => {
-    await request(sandbox().url, 'POST', '/_sandbox/bridge', { failures: 'never' })
-    const session = await sessionFor(sandbox(), 5)
-    const order = trade(sandbox(), session, 'USDC', 'USDC', parseUnits('120', 6), { destChainId: 8453 })
-    const before = await balanceOf(session, 8453, order.destToken.address)
-    const result = await swapWithDelta(session, {
-      trade: order,
-      price: await price(session, order),
-      slippageBps: 50,
-      validForSeconds: 900,
-      waitMs,
-    })
-    expect(result.status).toBe('COMPLETED')
-    expect(result.transactions[0]?.destinationTx).toMatch(/^0x[0-9a-f]{64}$/)
-    expect((await balanceOf(session, 8453, order.destToken.address)) - before).toBe(result.received)
+    expect((await request(sandbox().url, 'POST', '/_sandbox/bridge', { failures: 'never' })).status).toBe(200)
+    const { context, executor } = await executorFor(5)
+    const [source, destination] = [token('USDC'), token('USDC', 8453)]
+    const before = { source: await balanceOf(context, 1, source), destination: await balanceOf(context, 8453, destination) }
+    const outcome = await executor.execute(
+      createIntent({
+        clock: sandbox().venue.clock,
+        key: 'crosschain',
+        content: {
+          strategy: 'trade-flows',
+          kind: 'crosschain',
+          chainId: 1,
+          destChainId: 8453,
+          srcToken: source,
+          destToken: destination,
+          amount: parseUnits('120', 6).toString(),
+          side: 'SELL',
+          maxSlippageBps: 50,
+          maxPriceImpactPercent: 5,
+        },
+      }),
+    )
+    const order = await reconcileUntilFinal(context, outcome)
+    expect(order.status).toBe('COMPLETED')
+    const fills = context.journal.fillsOf(order.id)
+    expect(fills).toHaveLength(1)
+    expect(fills[0]).toMatchObject({ chainId: 1, destinationChainId: 8453, destinationTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+    expect(before.source - (await balanceOf(context, 1, source))).toBe(parseUnits('120', 6))
+    const received = (await balanceOf(context, 8453, destination)) - before.destination
+    expect(received).toBeGreaterThan(0n)
+    expect(fills[0]?.receivedAmount).toBe(received)
   })
 
   it('refuses a LIMIT order that carries a permit, and accepts it with an on-chain approval', async () => {
@@ -287,7 +412,3 @@ describe('trading client flows on the sandbox', () => {
     expect([...cancelled.cancelled].sort()).toEqual([...ids].sort())
   })
 })
-
-function encodeApprove(spender: Address, amount: bigint): Hex {
-  return `0x095ea7b3${spender.slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}` as Hex
-}

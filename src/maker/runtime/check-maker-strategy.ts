@@ -1,7 +1,6 @@
 import { describeReceived } from '../../domain/wire-fields.js'
 import { strategyNamePattern } from '../../strategy/check-strategy-definition.js'
 import { StrategyLoadError } from '../../strategy/strategy-errors.js'
-import type { MakerStrategyDefinition } from '../maker-strategy.js'
 
 /** The maker plugin contract this runtime speaks. */
 export const makerStrategyApiVersion = 1
@@ -9,8 +8,9 @@ export const makerStrategyApiVersion = 1
 /**
  * Checks that `value` is a maker strategy definition this runtime can run; throws StrategyLoadError saying what was
  * expected and what was received. Duck-typed (a plugin may bring its own zod): configSchema needs only `safeParse`.
+ * Returns it as `Definition`, the caller's MakerStrategyDefinition type (whose module imports this one).
  */
-export function checkMakerStrategyDefinition(value: unknown, reference: string): MakerStrategyDefinition {
+export function checkMakerStrategyDefinition<Definition>(value: unknown, reference: string): Definition {
   const refuse = (reason: string, hint: string): never => {
     throw new StrategyLoadError({ reference, reason, hint })
   }
@@ -48,5 +48,5 @@ export function checkMakerStrategyDefinition(value: unknown, reference: string):
   if (window !== undefined && typeof window !== 'function') {
     refuse(`expected firmWindowSeconds to be a function or absent, received ${describeReceived(window)}`, 'remove it or make it a function')
   }
-  return value as MakerStrategyDefinition
+  return value as Definition
 }

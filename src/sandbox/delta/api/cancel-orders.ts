@@ -4,9 +4,9 @@ import { buildOrderCancellationsTypedData, hashOrderCancellations } from '../../
 import type { DeltaDomainParameters } from '../../../protocol/delta-types.js'
 import { parseRequestPart } from '../../server/validate.js'
 import type { DeltaOrderStatus, DeltaOrderStore, StoredDeltaOrder } from '../order-store.js'
+import type { DeltaApiContext } from './delta-api-context.js'
 import { requireDeltaChain } from './delta-chains.js'
 import { deltaError, deltaErrors } from './delta-errors.js'
-import type { DeltaApiContext } from './register.js'
 import { verifySignature } from './signature-check.js'
 import { hexSchema, uuidSchema } from './wire.js'
 

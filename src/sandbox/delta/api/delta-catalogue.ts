@@ -2,10 +2,10 @@ import { z } from 'zod'
 import { parseRequestPart } from '../../server/validate.js'
 import { agentProfiles } from '../agents.js'
 import { bridgeableSymbols, bridgeProfiles } from '../bridges.js'
+import type { DeltaApiContext } from './delta-api-context.js'
 import { findDeltaChain, requireDeltaChain } from './delta-chains.js'
 import { deltaErrors } from './delta-errors.js'
 import { resolveDeltaToken } from './delta-tokens.js'
-import type { DeltaApiContext } from './register.js'
 import { addressSchema, commaListSchema, queryBooleanSchema, queryIntegerSchema } from './wire.js'
 
 const chainParamsSchema = z.object({ chainId: queryIntegerSchema })

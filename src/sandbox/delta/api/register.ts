@@ -1,14 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import type { SandboxVenue } from '../../venue/sandbox-venue.js'
-import type { DeltaOrderStore } from '../order-store.js'
 import { buildDeltaOrder } from './build-order.js'
 import { buildDeltaCancellation, cancelDeltaOrders } from './cancel-orders.js'
+import type { DeltaApiContext } from './delta-api-context.js'
 import { isDeltaTokenSupported, listBridgeProtocols, listBridgeRoutes, listDeltaAgents, listDeltaStrategies } from './delta-catalogue.js'
 import { priceDelta } from './price-delta.js'
 import { getDeltaOrder, getDeltaOrderByHash, getFillableBalance, listDeltaOrders } from './read-orders.js'
 import { submitDeltaOrder } from './submit-order.js'
-
-export type DeltaApiContext = { venue: SandboxVenue; store: DeltaOrderStore }
 
 /** Registers every `/v2/delta/...` route. */
 export function registerDeltaApi(app: FastifyInstance, context: DeltaApiContext): void {

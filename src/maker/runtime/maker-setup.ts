@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
-import { type ConfigDocument, ConfigError } from '../config/load-config.js'
-import type { DeltaflowConfig } from '../config/schema.js'
-import type { Logger } from '../log/logger.js'
-import type { MakerStrategyDefinition } from '../maker/maker-strategy.js'
-import { loadMakerStrategy } from '../maker/runtime/load-maker-strategy.js'
-import { MakerSetupError } from '../maker/runtime/maker-errors.js'
-import type { MakerCredentials } from '../protocol/maker-auth.js'
+import { type ConfigDocument, ConfigError } from '../../config/load-config.js'
+import type { DeltaflowConfig } from '../../config/schema.js'
+import type { Logger } from '../../log/logger.js'
+import type { MakerCredentials } from '../../protocol/maker-auth.js'
+import type { MakerStrategyDefinition } from '../maker-strategy.js'
+import { loadMakerStrategy } from './load-maker-strategy.js'
+import { MakerSetupError } from './maker-errors.js'
 
 export type MakerConfig = NonNullable<DeltaflowConfig['maker']>
 

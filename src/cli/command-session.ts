@@ -1,0 +1,22 @@
+import type { ExecutorSettings } from '../exec/executor/executor-context.js'
+import { createLogger } from '../log/logger.js'
+import { openSession, type Session } from '../runtime/open-session.js'
+import { startEmbeddedSandbox } from './embedded-sandbox.js'
+import { resolveVenueConfig, type VenueOptions } from './venue-options.js'
+
+/**
+ * The runtime's session for a one-off command (quote, swap, cancel, reconcile): the config file with the venue flags on
+ * top; the venue as given (an embedded sandbox by default), on its clock.
+ */
+export function openCommandSession(
+  options: VenueOptions,
+  extra: { executorSettings?: Partial<ExecutorSettings>; journalFile?: string } = {},
+): Promise<Session> {
+  return openSession({
+    config: resolveVenueConfig(options),
+    logger: createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn' }),
+    startEmbedded: startEmbeddedSandbox,
+    enforceMode: false,
+    ...extra,
+  })
+}

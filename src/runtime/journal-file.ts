@@ -1,0 +1,17 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { DeltaflowConfig } from '../config/schema.js'
+
+/** The journal file used when the config names none and the venue is not embedded. */
+export const defaultJournalFile = 'deltaflow.sqlite'
+
+/**
+ * Which journal a bot or command writes: the config's `db`, else `deltaflow.sqlite` in the working directory. An
+ * embedded venue lives only as long as the process, so its orders go to a throwaway journal unless one is named.
+ */
+export function journalFileOf(config: Pick<DeltaflowConfig, 'db'>, { embedded }: { embedded: boolean }): string {
+  if (config.db !== undefined) return config.db
+  if (embedded) return join(mkdtempSync(join(tmpdir(), 'deltaflow-paper-')), 'journal.sqlite')
+  return defaultJournalFile
+}

@@ -1,0 +1,99 @@
+import type { ConfigDocument } from '../config/load-config.js'
+import type { TokenDecimals } from '../feed/token-decimals.js'
+import type { Logger } from '../log/logger.js'
+import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy.js'
+import { type Bot, createBot } from './bot.js'
+import { healthOf } from './bot-health.js'
+import { createBotMetrics, type PrometheusBotMetrics } from './bot-metrics.js'
+import type { EmbeddedVenue, StartEmbeddedVenue } from './embedded-venue.js'
+import { decimalsOfRequests, loadStrategyDefinitions } from './load-strategies.js'
+import { openSession, type Session } from './open-session.js'
+import { type OpsServer, startOpsServer } from './ops-server.js'
+
+export type OpenBotParameters<Venue extends EmbeddedVenue> = {
+  document: ConfigDocument
+  /** The command line's `--live`: required, with `mode: live`, before real orders are placed. */
+  live: boolean
+  logger: Logger
+  env?: Readonly<Record<string, string | undefined>> | undefined
+  startEmbedded?: StartEmbeddedVenue<Venue> | undefined
+}
+
+/** A session with its bot: what `deltaflow run` starts and stops. */
+export type BotSession<Venue extends EmbeddedVenue = EmbeddedVenue> = Session<Venue> & {
+  bot: Bot
+  strategies: readonly SafeStrategy[]
+  decimalsOf: TokenDecimals
+  metrics: PrometheusBotMetrics
+  /** GET /metrics and /health, when `ops.port` is set. */
+  ops: OpsServer | undefined
+}
+
+/**
+ * Opens a bot from its configuration, checking first what could lose money: `live` needs both `mode: live` and the
+ * `--live` flag and a real venue; `paper` trades only on a sandbox (the embedded one, or one on loopback); `dry-run`
+ * signs nothing. Strategies are loaded and their configs validated before anything starts, each problem named with its
+ * YAML path and line. The caller starts and stops the bot, then closes the session.
+ */
+export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
+  document,
+  live,
+  logger,
+  env,
+  startEmbedded,
+}: OpenBotParameters<Venue>): Promise<BotSession<Venue>> {
+  const { config } = document
+  const definitions = await loadStrategyDefinitions(document)
+  const session = await openSession({ config, logger, env, startEmbedded, live, enforceMode: true })
+  let ops: OpsServer | undefined
+  try {
+    const { clock, journal, context } = session
+    const strategies = definitions.map(({ entry, definition }) =>
+      createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal, logger }),
+    )
+    const decimalsOf = await decimalsOfRequests(
+      strategies.flatMap((strategy) => strategy.subscriptions),
+      context.decimalsOf,
+    )
+    const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies })
+    const bot = createBot({
+      context,
+      strategies,
+      feedIntervalMs: config.feed.intervalMs,
+      reconcileIntervalMs: config.reconcile.intervalMs,
+      decimalsOf,
+      logger,
+      metrics,
+      dryRun: config.mode === 'dry-run',
+    })
+    if (config.ops.port !== undefined) {
+      ops = await startOpsServer({
+        host: config.ops.host,
+        port: config.ops.port,
+        metrics: () => metrics.render(),
+        health: () => healthOf(bot, clock, config),
+      })
+    }
+    const opened = ops
+    let closing: Promise<void> | undefined
+    return {
+      ...session,
+      bot,
+      strategies,
+      decimalsOf,
+      metrics,
+      ops,
+      close: () => {
+        closing ??= (async () => {
+          await opened?.close()
+          await session.close()
+        })()
+        return closing
+      },
+    }
+  } catch (error) {
+    await ops?.close()
+    await session.close()
+    throw error
+  }
+}

@@ -1,0 +1,222 @@
+import type { Intent } from '../domain/intents/intent-schema.js'
+import type { ExecutionOutcome } from '../exec/executor/executor.js'
+import { type Quote, quoteRequestKey } from '../feed/quote.js'
+import type { Logger } from '../log/logger.js'
+import type { SafeStrategy, StrategyRun } from '../strategy/safe-strategy.js'
+import type { BalanceRequest } from '../strategy/strategy-events.js'
+import type { BotMetrics } from './bot-metrics.js'
+import type { OrderEventTracker, StrategyOrderEvent } from './order-event-tracker.js'
+import { createSerialQueue } from './serial-queue.js'
+
+export type DispatchStats = {
+  intentsQueued: number
+  executions: { accepted: number; refused: number; failed: number; done: number }
+  /** execute() threw (a retryable or fatal error): logged, the bot went on. */
+  executionErrors: number
+  /** Intents logged instead of executed (dry-run). */
+  dryRunIntents: number
+  delivered: { orderUpdates: number; fills: number; refunds: number; timers: number; balances: number }
+  balanceErrors: number
+}
+
+export type CreateStrategyDispatchParameters = {
+  strategies: readonly SafeStrategy[]
+  /** The executor's one entry point (live: the real venue; backtest: the simulated one). */
+  execute: (intent: Intent) => Promise<ExecutionOutcome>
+  tracker: OrderEventTracker
+  logger: Logger
+  metrics?: BotMetrics | undefined
+  /** Intents are validated and logged, never executed (mode dry-run). */
+  dryRun?: boolean | undefined
+  /** Told of every outcome before the strategy hears of it (a backtest counts refusals by reason). */
+  onOutcome?: ((intent: Intent, outcome: ExecutionOutcome) => void) | undefined
+  /** Told when execute() threw. */
+  onExecutionError?: ((intent: Intent, error: unknown) => void) | undefined
+}
+
+export type StrategyDispatch = {
+  /** onStart of every strategy. */
+  start: () => Promise<void>
+  /** A quote, to each strategy subscribed to its request. */
+  quote: (quote: Quote) => void
+  /** One strategy's timer of `intervalMs` fired. */
+  timer: (strategy: SafeStrategy, intervalMs: number) => void
+  /** Status changes, fills and refunds the journal holds and the strategies have not heard of, each acknowledged once handled. */
+  deliverOrderEvents: () => void
+  /** The watched balances, read once for every strategy watching and handed to each its own. */
+  deliverBalances: (
+    read: (requests: readonly BalanceRequest[]) => Promise<readonly (BalanceRequest & { amount: bigint })[]>,
+    now: number,
+  ) => Promise<void>
+  /** onStop of every strategy (their intents still execute). */
+  stop: () => Promise<void>
+  /** Resolves once no handler runs and no intent waits or executes, including those they caused. */
+  settle: () => Promise<void>
+  /** Whether any handler or execution is in flight. */
+  busy: () => boolean
+  stats: () => DispatchStats
+}
+
+/**
+ * How strategies are driven, live and in a backtest alike: every event reaches the strategy's safe wrapper (one event
+ * at a time per strategy, in call order); the intents a handler returns join one execution queue and run one at a time
+ * (nonces and risk checks stay consistent); each outcome is told to its strategy as an intent result, whose intents
+ * join the queue in turn. Order events are acknowledged in the journal once handled, failed or not, so an event that
+ * makes a strategy fail does not come back forever. What differs between live and backtest is only who calls in, on
+ * which clock, and the venue behind `execute`.
+ */
+export function createStrategyDispatch({
+  strategies,
+  execute,
+  tracker,
+  logger,
+  metrics,
+  dryRun = false,
+  onOutcome,
+  onExecutionError,
+}: CreateStrategyDispatchParameters): StrategyDispatch {
+  const executions = createSerialQueue()
+  const handlers = new Set<Promise<unknown>>()
+  const byName = new Map(strategies.map((strategy) => [strategy.name, strategy]))
+  const subscribers = new Map<string, SafeStrategy[]>()
+  for (const strategy of strategies) {
+    for (const key of new Set(strategy.subscriptions.map(quoteRequestKey)))
+      subscribers.set(key, [...(subscribers.get(key) ?? []), strategy])
+  }
+  const stats: DispatchStats = {
+    intentsQueued: 0,
+    executions: { accepted: 0, refused: 0, failed: 0, done: 0 },
+    executionErrors: 0,
+    dryRunIntents: 0,
+    delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0, balances: 0 },
+    balanceErrors: 0,
+  }
+
+  /** Runs one strategy handler; its intents join the execution queue. Never rejects (SafeStrategy contains failures). */
+  function run(strategy: string, call: () => Promise<StrategyRun>): Promise<void> {
+    const started = metrics ? performance.now() : 0
+    const handled = call().then((result) => {
+      metrics?.handler(strategy, result.outcome, performance.now() - started)
+      if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
+    })
+    handlers.add(handled)
+    void handled.finally(() => handlers.delete(handled))
+    return handled
+  }
+
+  function enqueue(intent: Intent): void {
+    stats.intentsQueued += 1
+    if (dryRun) {
+      stats.dryRunIntents += 1
+      logger.info({ intent, strategy: intent.strategy }, 'dry run: intent not executed')
+      return
+    }
+    void executions.push(async () => {
+      const started = metrics ? performance.now() : 0
+      try {
+        const outcome = await execute(intent)
+        metrics?.execution(intent.kind, outcome.status, performance.now() - started)
+        record(intent, outcome)
+      } catch (error) {
+        stats.executionErrors += 1
+        metrics?.executionError()
+        onExecutionError?.(intent, error)
+        logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
+      }
+    })
+  }
+
+  function record(intent: Intent, outcome: ExecutionOutcome): void {
+    stats.executions[outcome.status] += 1
+    onOutcome?.(intent, outcome)
+    const strategy = byName.get(intent.strategy)
+    if (strategy) {
+      const result = {
+        intentId: intent.id,
+        kind: intent.kind,
+        status: outcome.status,
+        reason: outcome.reason ?? null,
+        orderId: outcome.order?.id ?? null,
+      }
+      void run(strategy.name, () => strategy.handleIntentResult(result))
+    }
+    if (logger.isLevelEnabled('info') || outcome.status === 'refused' || outcome.status === 'failed') {
+      const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
+      if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
+      else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
+    }
+  }
+
+  function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): void {
+    const strategy = byName.get(name)
+    if (!strategy) return
+    let handled: Promise<void>
+    if (item.type === 'orderUpdate') {
+      stats.delivered.orderUpdates += 1
+      metrics?.delivered('orderUpdate')
+      handled = run(strategy.name, () => strategy.handleOrderUpdate(item.event))
+    } else if (item.type === 'fill') {
+      stats.delivered.fills += 1
+      metrics?.delivered('fill')
+      handled = run(strategy.name, () => strategy.handleFill(item.event))
+    } else {
+      stats.delivered.refunds += 1
+      metrics?.delivered('refund')
+      handled = run(strategy.name, () => strategy.handleRefund(item.event))
+    }
+    void handled.then(acknowledge).catch((error: unknown) => logger.error({ err: error }, 'journaling a delivery failed'))
+  }
+
+  const watching = strategies.filter((strategy) => strategy.balances.length > 0)
+
+  return {
+    start: async () => {
+      await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.start())))
+    },
+    quote: (quote) => {
+      const list = subscribers.get(quote.key)
+      if (list === undefined) return
+      for (const strategy of list) void run(strategy.name, () => strategy.handleQuote(quote))
+    },
+    timer: (strategy, intervalMs) => {
+      stats.delivered.timers += 1
+      metrics?.delivered('timer')
+      void run(strategy.name, () => strategy.handleTimer(intervalMs))
+    },
+    deliverOrderEvents: () => {
+      for (const event of tracker.collect()) deliver(event)
+    },
+    deliverBalances: async (read, now) => {
+      if (watching.length === 0) return
+      let balances: readonly (BalanceRequest & { amount: bigint })[]
+      try {
+        balances = await read(watching.flatMap((strategy) => strategy.balances))
+      } catch (error) {
+        stats.balanceErrors += 1
+        logger.warn({ err: error }, 'reading watched balances failed')
+        return
+      }
+      for (const strategy of watching) {
+        const own = balances.filter((balance) =>
+          strategy.balances.some(
+            (request) => request.chainId === balance.chainId && request.token.toLowerCase() === balance.token.toLowerCase(),
+          ),
+        )
+        stats.delivered.balances += 1
+        metrics?.delivered('balances')
+        void run(strategy.name, () => strategy.handleBalances({ now, balances: own }))
+      }
+    },
+    stop: async () => {
+      await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.stop())))
+    },
+    settle: async () => {
+      while (handlers.size > 0 || executions.pending() > 0) {
+        await Promise.all([...handlers])
+        await executions.idle()
+      }
+    },
+    busy: () => handlers.size > 0 || executions.pending() > 0,
+    stats: () => ({ ...stats, executions: { ...stats.executions }, delivered: { ...stats.delivered } }),
+  }
+}
