@@ -4,6 +4,7 @@
 import { benchBacktestDca } from './bench/backtest-dca.js'
 import { benchBacktestReplay } from './bench/backtest-replay.js'
 import { benchChainsUp } from './bench/chains.js'
+import { benchCliStart } from './bench/cli-start.js'
 import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'backtest-replay': () => benchBacktestReplay(),
   'maker-prices': () => benchMakerPrices(),
   'maker-firm': () => benchMakerFirm(),
+  'cli-start': () => benchCliStart(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

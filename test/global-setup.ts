@@ -1,12 +1,23 @@
+import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { builtStamp, sourceStamp } from '../scripts/build-stamp.js'
 import { loadContractArtifacts } from '../src/sandbox/contracts/compile.js'
 
 const runMarker = `DELTAFLOW_TEST_RUN=${randomUUID()}`
 
-/** Compiles the contracts once, before the workers start, and tags this run's processes through the environment. */
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * Compiles the contracts once, before the workers start; builds dist/ when the sources changed since it was built (the
+ * CLI tests run the compiled CLI, as users do); tags this run's processes through the environment.
+ */
 export function setup(): void {
   loadContractArtifacts()
+  if (builtStamp(root) !== sourceStamp(root)) {
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: root, stdio: 'inherit' })
+  }
   const [key, value] = runMarker.split('=') as [string, string]
   process.env[key] = value
 }

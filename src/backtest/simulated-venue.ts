@@ -1,14 +1,14 @@
 import { type Address, keccak256, stringToHex } from 'viem'
 import { toApiRequestError } from '../api/error-rules.js'
 import type { Intent } from '../domain/intents/intent-schema.js'
+import { orderIdOf } from '../domain/order-id.js'
 import { isFinalStatus, type OrderMode } from '../domain/order-status.js'
 import type { CancelOutcome } from '../exec/executor/cancel-orders.js'
-import { findOrders } from '../exec/executor/cancel-orders.js'
 import type { DeltaOrderPlan } from '../exec/executor/delta-order-flow.js'
 import type { ExecutorContext } from '../exec/executor/executor-context.js'
 import type { MarketOrderPlan } from '../exec/executor/market-order-flow.js'
-import { orderIdOf } from '../exec/executor/order-identity.js'
 import type { OrderPlacement } from '../exec/executor/order-placement.js'
+import { findOrders } from '../journal/find-orders.js'
 import type { Journal } from '../journal/journal.js'
 import type { JournalOrder } from '../journal/orders.js'
 import type { Clock } from '../time/clock.js'
@@ -606,7 +606,7 @@ export function createSimulatedVenue({ book, clock, journal, model, random, bala
   async function cancel(context: ExecutorContext, ids: readonly string[]): Promise<CancelOutcome[]> {
     const outcomes: CancelOutcome[] = []
     for (const id of ids) {
-      const [order] = findOrders(context, id)
+      const [order] = findOrders(context.journal, id)
       if (!order) {
         outcomes.push({ id, outcome: 'not-found', detail: 'no order in the journal has this local id, intent id, venue id or hash' })
       } else if (isFinalStatus(order.mode, order.status)) {

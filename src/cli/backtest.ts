@@ -11,6 +11,7 @@ import { formatSweepTable, type SweepRow } from '../backtest/sweep-table.js'
 import { loadConfigDocument } from '../config/load-config.js'
 import { createLogger } from '../log/logger.js'
 import { reportCommandError } from './command-errors.js'
+import { descriptionOf } from './command-summaries.js'
 
 type BacktestOptions = {
   quotes: string
@@ -30,7 +31,7 @@ export type SweepParameter = { path: string; values: string[] }
 export function registerBacktestCommand(program: Command): void {
   program
     .command('backtest')
-    .description("replay recorded quotes through a config's strategies, the executor's own checks and a simulated venue")
+    .description(descriptionOf('backtest'))
     .argument('<config>', 'YAML configuration (strategies, risk, executor, and its backtest section)')
     .requiredOption('--quotes <file>', 'recorded quotes: .jsonl, .jsonl.gz or a packed .sqlite store')
     .option('--from <time>', 'start at this time (ISO 8601 or unix ms; default: the first quote)', parseTime)

@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { cancelOrders } from '../exec/executor/cancel-orders.js'
 import { reportCommandError } from './command-errors.js'
 import { openCommandSession } from './command-session.js'
+import { descriptionOf } from './command-summaries.js'
 import { toJsonValue } from './json-output.js'
 import { addVenueOptions, type VenueOptions } from './venue-options.js'
 
@@ -9,7 +10,7 @@ export function registerCancelCommand(program: Command): void {
   addVenueOptions(
     program
       .command('cancel')
-      .description('cancel orders of the journal: Delta orders with one signed cancellation per chain, OTC orders on chain')
+      .description(descriptionOf('cancel'))
       .argument('<id...>', 'local order ids, intent ids, venue order ids or order hashes'),
   ).action(async (ids: string[], options: VenueOptions) => {
     const session = await openCommandSession(options).catch((error) => reportCommandError(error, options.json))

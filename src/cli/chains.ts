@@ -2,9 +2,10 @@ import type { Command } from 'commander'
 import { developmentAccounts } from '../sandbox/chains/accounts.js'
 import { defaultChainIds, type LocalChains, startLocalChains } from '../sandbox/chains/harness.js'
 import { parseChainIds } from './chain-options.js'
+import { descriptionOf } from './command-summaries.js'
 
 export function registerChainsCommand(program: Command): void {
-  const chains = program.command('chains').description('local EVM chains carrying the service contracts')
+  const chains = program.command('chains').description(descriptionOf('chains'))
   chains
     .command('up')
     .description('start local chains with the service contracts, tokens, pools and funded accounts; Ctrl-C stops them')

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../log/logger.js'
 import type { MakerRuntimeStats } from '../maker/runtime/maker-runtime.js'
 import { type RunningMaker, startMaker } from '../maker/runtime/start-maker.js'
 import { reportCommandError } from './command-errors.js'
+import { descriptionOf } from './command-summaries.js'
 import { startEmbeddedSandbox } from './embedded-sandbox.js'
 import { toJsonValue } from './json-output.js'
 import { parseSeconds, stopSignal } from './run.js'
@@ -14,7 +15,7 @@ type MakerOptions = { live?: boolean; for?: number; json?: boolean; logLevel?: s
 export function registerMakerCommand(program: Command): void {
   program
     .command('maker')
-    .description('serve the market-maker interface from a maker strategy until SIGINT / SIGTERM (or --for), then summarize its firm quotes')
+    .description(descriptionOf('maker'))
     .argument('<config>', 'YAML configuration with a maker section')
     .option('--live', 'confirm a live maker (the config must also say mode: live)')
     .option('--for <seconds>', 'stop by itself after this many real seconds', parseSeconds)

@@ -1,11 +1,12 @@
 import type { Command } from 'commander'
 import { BaseError } from '../errors/base.js'
-import { findOrders } from '../exec/executor/cancel-orders.js'
+import { findOrders } from '../journal/find-orders.js'
 import type { Journal } from '../journal/journal.js'
 import { reportCommandError } from './command-errors.js'
+import { descriptionOf } from './command-summaries.js'
+import { openExistingJournal } from './journal-file.js'
 import { addJournalOptions, type JournalOptions } from './journal-options.js'
 import { toJsonValue } from './json-output.js'
-import { openExistingJournal } from './orders.js'
 
 export class OrderNotInJournalError extends BaseError {
   override name = 'OrderNotInJournalError'
@@ -15,11 +16,11 @@ export function registerOrderCommand(program: Command): void {
   addJournalOptions(
     program
       .command('order')
-      .description('one order from the journal: its intent, mode choice, status history, fills, refunds and transactions')
+      .description(descriptionOf('order'))
       .argument('<id>', 'local order id, intent id, venue order id or order hash'),
-  ).action((id: string, options: JournalOptions) => {
+  ).action(async (id: string, options: JournalOptions) => {
     try {
-      const journal = openExistingJournal(options)
+      const journal = await openExistingJournal(options)
       try {
         const report = orderReport(journal, id)
         if (options.json) process.stdout.write(`${JSON.stringify(toJsonValue(report))}\n`)
@@ -37,7 +38,7 @@ export type OrderReport = ReturnType<typeof orderReport>
 
 /** Everything the journal knows about one order. */
 export function orderReport(journal: Journal, id: string) {
-  const [order] = findOrders({ journal }, id)
+  const [order] = findOrders(journal, id)
   if (!order) {
     throw new OrderNotInJournalError(`No order ${id} in the journal`, {
       hint: 'Give a local order id, an intent id, a venue order id or an order hash (see `deltaflow orders`).',

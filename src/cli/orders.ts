@@ -1,32 +1,27 @@
-import { existsSync } from 'node:fs'
 import type { Command } from 'commander'
 import { orderStatusSchema } from '../domain/order-status.js'
 import { BaseError } from '../errors/base.js'
-import { type Journal, openJournal } from '../journal/journal.js'
+import type { Journal } from '../journal/journal.js'
 import type { JournalOrder } from '../journal/orders.js'
-import { systemClock } from '../time/clock.js'
 import { reportCommandError } from './command-errors.js'
-import { resolveJournalFile } from './journal-file.js'
+import { descriptionOf } from './command-summaries.js'
+import { openExistingJournal } from './journal-file.js'
 import { addJournalOptions, type JournalOptions } from './journal-options.js'
 import { toJsonValue } from './json-output.js'
 
 type OrdersOptions = JournalOptions & { status: string[]; strategy: string[]; open?: boolean; limit?: number }
 
-export class JournalFileMissingError extends BaseError {
-  override name = 'JournalFileMissingError'
-}
-
 export function registerOrdersCommand(program: Command): void {
   addJournalOptions(
     program
       .command('orders')
-      .description("list the journal's orders, oldest first")
+      .description(descriptionOf('orders'))
       .option('--status <status>', 'only orders in this status (repeatable), e.g. PENDING, COMPLETED, mined', collect, [])
       .option('--strategy <name>', 'only orders of this strategy (repeatable)', collect, [])
       .option('--open', 'only orders not in a final status'),
-  ).action((options: OrdersOptions) => {
+  ).action(async (options: OrdersOptions) => {
     try {
-      const journal = openExistingJournal(options)
+      const journal = await openExistingJournal(options)
       try {
         for (const status of options.status) checkStatus(status)
         const orders = selectOrders(journal, options)
@@ -39,18 +34,6 @@ export function registerOrdersCommand(program: Command): void {
       reportCommandError(error, options.json)
     }
   })
-}
-
-/** Opens the journal a read-only command names; a missing file is an error, not a new empty journal. */
-export function openExistingJournal(options: JournalOptions) {
-  const file = resolveJournalFile(options)
-  if (!existsSync(file)) {
-    throw new JournalFileMissingError(`No journal at ${file}`, {
-      hint: 'Name the journal with --db FILE (or `db:` in the config); a trading command creates it on first use.',
-      errorClass: 'operational',
-    })
-  }
-  return openJournal({ file, clock: systemClock })
 }
 
 function selectOrders(journal: Journal, { status, strategy, open }: OrdersOptions): JournalOrder[] {

@@ -3,42 +3,39 @@ import { formatUnits } from 'viem'
 import { quoteTrade, type TradeQuotes } from '../exec/quote-trade.js'
 import { reportCommandError } from './command-errors.js'
 import { openCommandSession } from './command-session.js'
+import { descriptionOf } from './command-summaries.js'
 import { addTradeOptions, type TradeOptions } from './trade-options.js'
 import { parseTradeAmount, resolveTradeToken, type TradeToken } from './trade-tokens.js'
 
 export function registerQuoteCommand(program: Command): void {
-  addTradeOptions(program.command('quote').description('price a swap in Delta and Market mode and say which mode would execute it')).action(
-    async (options: TradeOptions) => {
-      // A quote records nothing: its journal lives in memory.
-      const session = await openCommandSession(options, { journalFile: ':memory:' }).catch((error) =>
-        reportCommandError(error, options.json),
-      )
-      if (!session) return
-      try {
-        const destChainId = options.destChain ?? options.chain
-        const sell = await resolveTradeToken(session, options.chain, options.sell, '--sell')
-        const buy = await resolveTradeToken(session, destChainId, options.buy, '--buy')
-        const amount = parseTradeAmount(options.amount, options.side === 'SELL' ? sell : buy)
-        const quotes = await quoteTrade(session.api, {
-          chainId: options.chain,
-          destChainId,
-          srcToken: sell,
-          destToken: buy,
-          amount,
-          side: options.side,
-          mode: options.mode,
-          userAddress: session.account.address,
-        })
-        if (options.json) process.stdout.write(`${JSON.stringify(describeQuotes(quotes, sell, buy))}\n`)
-        else process.stdout.write(formatQuotes(quotes, sell, buy))
-        if (!quotes.chosen) process.exitCode = 1
-      } catch (error) {
-        reportCommandError(error, options.json)
-      } finally {
-        await session.close()
-      }
-    },
-  )
+  addTradeOptions(program.command('quote').description(descriptionOf('quote'))).action(async (options: TradeOptions) => {
+    // A quote records nothing: its journal lives in memory.
+    const session = await openCommandSession(options, { journalFile: ':memory:' }).catch((error) => reportCommandError(error, options.json))
+    if (!session) return
+    try {
+      const destChainId = options.destChain ?? options.chain
+      const sell = await resolveTradeToken(session, options.chain, options.sell, '--sell')
+      const buy = await resolveTradeToken(session, destChainId, options.buy, '--buy')
+      const amount = parseTradeAmount(options.amount, options.side === 'SELL' ? sell : buy)
+      const quotes = await quoteTrade(session.api, {
+        chainId: options.chain,
+        destChainId,
+        srcToken: sell,
+        destToken: buy,
+        amount,
+        side: options.side,
+        mode: options.mode,
+        userAddress: session.account.address,
+      })
+      if (options.json) process.stdout.write(`${JSON.stringify(describeQuotes(quotes, sell, buy))}\n`)
+      else process.stdout.write(formatQuotes(quotes, sell, buy))
+      if (!quotes.chosen) process.exitCode = 1
+    } catch (error) {
+      reportCommandError(error, options.json)
+    } finally {
+      await session.close()
+    }
+  })
 }
 
 type QuoteLine = { srcAmount: string; destAmount: string; detail: Record<string, string> } | { error: string }

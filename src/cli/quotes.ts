@@ -16,6 +16,7 @@ import { packRecordedQuotes } from '../backtest/quote-store.js'
 import { writeQuotesFromCandles } from '../backtest/quotes-from-candles.js'
 import { tokenAddress, tokenCatalogue } from '../sandbox/chains/catalogue.js'
 import { reportCommandError } from './command-errors.js'
+import { descriptionOf } from './command-summaries.js'
 
 type FromCandlesOptions = {
   out: string
@@ -61,7 +62,7 @@ const modelFlags = {
 const textParameters: ReadonlySet<string> = new Set<keyof CandleQuoteModel>(['points', 'marketGasUsd'])
 
 export function registerQuotesCommand(program: Command): void {
-  const quotes = program.command('quotes').description('build recorded-quote sets for backtests')
+  const quotes = program.command('quotes').description(descriptionOf('quotes'))
   quotes
     .command('from-candles')
     .description('build a recorded-quote set from exchange candles (CSV) with a spread and size-impact model (src/backtest/README.md)')

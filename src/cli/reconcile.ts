@@ -4,6 +4,7 @@ import { type ConservationReport, checkConservation } from '../journal/conservat
 import { type ReconcileOrdersReturnType, reconcileOrders } from '../journal/reconcile/reconcile-orders.js'
 import { reportCommandError } from './command-errors.js'
 import { openCommandSession } from './command-session.js'
+import { descriptionOf } from './command-summaries.js'
 import { toJsonValue } from './json-output.js'
 import { addVenueOptions, type VenueOptions } from './venue-options.js'
 
@@ -13,9 +14,7 @@ export function registerReconcileCommand(program: Command): void {
   addVenueOptions(
     program
       .command('reconcile')
-      .description(
-        'bring the journal up to date: resolve orders left in flight, then statuses, fills and refunds from the venue and the chains',
-      )
+      .description(descriptionOf('reconcile'))
       .option(
         '--check-balances',
         "then check that the journal's fills, refunds and gas equal the account's on-chain balance changes, to the wei",

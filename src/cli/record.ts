@@ -3,6 +3,7 @@ import { loadConfigDocument } from '../config/load-config.js'
 import { createLogger } from '../log/logger.js'
 import { startRecording } from '../runtime/record-quotes.js'
 import { reportCommandError } from './command-errors.js'
+import { descriptionOf } from './command-summaries.js'
 import { startEmbeddedSandbox } from './embedded-sandbox.js'
 
 type RecordOptions = { out: string; for?: number; overwrite?: boolean; json?: boolean }
@@ -10,7 +11,7 @@ type RecordOptions = { out: string; for?: number; overwrite?: boolean; json?: bo
 export function registerRecordCommand(program: Command): void {
   program
     .command('record')
-    .description("record the quotes a config's strategies subscribe to, as the feed polls them, into a recording for backtests")
+    .description(descriptionOf('record'))
     .argument('<config>', 'YAML configuration (its venue, chains, feed interval and strategies)')
     .requiredOption('--out <file>', 'the recording (JSON Lines; gzip-compressed when it ends in .gz)')
     .option('--for <seconds>', 'stop after this many real seconds (default: at SIGINT / SIGTERM)', parseSeconds)

@@ -1,18 +1,21 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { loadConfigDocument } from '../config/load-config.js'
+import { summarizeJournal } from '../journal/journal-summary.js'
 import { createLogger } from '../log/logger.js'
 import { type BotSession, openBot } from '../runtime/open-bot.js'
 import { reportCommandError } from './command-errors.js'
+import { descriptionOf } from './command-summaries.js'
 import { startEmbeddedSandbox } from './embedded-sandbox.js'
-import { formatJournalSummary, readTokenLabels, summarizeJournal } from './journal-summary.js'
+import { formatJournalSummary } from './journal-summary.js'
 import { toJsonValue } from './json-output.js'
+import { readTokenLabels } from './token-labels.js'
 
 type RunOptions = { live?: boolean; for?: number; json?: boolean; logLevel?: string }
 
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('run a bot from its YAML config until SIGINT / SIGTERM (or --for), then print a summary from the journal')
+    .description(descriptionOf('run'))
     .argument('<config>', 'YAML configuration')
     .option('--live', 'confirm real orders (the config must also say mode: live)')
     .option('--for <seconds>', 'stop by itself after this many real seconds', parseSeconds)

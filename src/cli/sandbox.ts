@@ -2,11 +2,12 @@ import { type Command, InvalidArgumentError } from 'commander'
 import { defaultChainIds } from '../sandbox/chains/harness.js'
 import { type SandboxInfo, startSandbox } from '../sandbox/start-sandbox.js'
 import { parseChainIds } from './chain-options.js'
+import { descriptionOf } from './command-summaries.js'
 
 export function registerSandboxCommand(program: Command): void {
   program
     .command('sandbox')
-    .description('run the local emulator of the trading service (HTTP API on loopback, settling on local chains) until Ctrl-C')
+    .description(descriptionOf('sandbox'))
     .option('--port <n>', 'HTTP port on 127.0.0.1 (0 picks a free one)', parseInteger('--port', 0, 65_535), 0)
     .option('--chains <ids>', 'comma-separated chain ids', parseChainIds, [...defaultChainIds])
     .option('--speed <x>', 'time compression (60 = one sandbox minute per second)', parsePositive('--speed'), 1)

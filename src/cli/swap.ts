@@ -8,6 +8,7 @@ import type { Journal } from '../journal/journal.js'
 import { settleOrder } from '../runtime/settle-order.js'
 import { reportCommandError } from './command-errors.js'
 import { openCommandSession } from './command-session.js'
+import { descriptionOf } from './command-summaries.js'
 import { addTradeOptions, type TradeOptions } from './trade-options.js'
 import { parseTradeAmount, resolveTradeToken, type TradeToken } from './trade-tokens.js'
 
@@ -21,7 +22,7 @@ export function registerSwapCommand(program: Command): void {
   addTradeOptions(
     program
       .command('swap')
-      .description('perform one swap end to end through the executor: risk check, mode choice, approval or permit, sign, submit, journal')
+      .description(descriptionOf('swap'))
       .option('--slippage-bps <n>', 'slippage in basis points (100 = 1 %)', parseBps, 50)
       .option('--max-impact <percent>', 'refuse a quote whose price impact is above this', parsePercent, 15)
       .option('--valid-for <seconds>', 'deadline of the order or transaction, seconds from now', parseSeconds, 600)

@@ -28,6 +28,15 @@ export function isStatusOfMode(mode: OrderMode, status: string): boolean {
   return status === signedStatus || (statusesByMode[mode] as readonly string[]).includes(status)
 }
 
+/**
+ * Whether an order in `status` can still change: a final order is done (filled, cancelled, expired, failed, refunded,
+ * or a Market transaction mined, reverted or dropped).
+ *
+ * @example
+ * onOrderUpdate: ({ order }, { state }) => {
+ *   if (isFinalStatus(order.mode, order.status)) state.delete(`open:${order.intentId}`)
+ * }
+ */
 export function isFinalStatus(mode: OrderMode, status: string): boolean {
   return (finalStatusesByMode[mode] as readonly string[]).includes(status)
 }

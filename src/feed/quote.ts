@@ -33,7 +33,13 @@ export type Quote = {
   receivedAt: number
 }
 
-/** A stable key of a request (tokens lowercase, amount in decimal). */
+/**
+ * A stable key of a request (tokens lowercase, amount in decimal): equal for every quote of the same request.
+ *
+ * @example
+ * const guard = quoteRequestKey(config.guardRequest)
+ * onQuote: (quote) => { if (quote.key === guard) ... }
+ */
 export function quoteRequestKey(request: QuoteRequest): string {
   const destChainId = request.destChainId ?? request.chainId
   return [
@@ -47,7 +53,14 @@ export function quoteRequestKey(request: QuoteRequest): string {
   ].join(':')
 }
 
-/** How old a quote is at `now` (clock ms): its staleness. */
+/**
+ * How old a quote is at `now` (clock ms): its staleness.
+ *
+ * @example
+ * onQuote: (quote, { now }) => {
+ *   if (quoteAgeMs(quote, now()) > 30_000) return // too old to act on
+ * }
+ */
 export function quoteAgeMs(quote: Pick<Quote, 'receivedAt'>, now: number): number {
   return Math.max(0, now - quote.receivedAt)
 }

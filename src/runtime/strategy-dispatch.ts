@@ -168,6 +168,12 @@ export function createStrategyDispatch({
   }
 
   const watching = strategies.filter((strategy) => strategy.balances.length > 0)
+  /** Each watched token once, whoever watches it. */
+  const watched = [
+    ...new Map(
+      watching.flatMap((strategy) => strategy.balances).map((request) => [`${request.chainId}:${request.token.toLowerCase()}`, request]),
+    ).values(),
+  ]
 
   return {
     start: async () => {
@@ -190,7 +196,7 @@ export function createStrategyDispatch({
       if (watching.length === 0) return
       let balances: readonly (BalanceRequest & { amount: bigint })[]
       try {
-        balances = await read(watching.flatMap((strategy) => strategy.balances))
+        balances = await read(watched)
       } catch (error) {
         stats.balanceErrors += 1
         logger.warn({ err: error }, 'reading watched balances failed')

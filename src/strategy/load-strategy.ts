@@ -56,12 +56,12 @@ export async function importStrategyModule(
   )
   let module: Record<string, unknown>
   try {
-    module = await import(pathToFileURL(source.file).href)
+    module = await importModuleFile(source.file)
   } catch (error) {
     throw new StrategyLoadError({
       reference,
       reason: `importing ${source.file} failed: ${error instanceof Error ? error.message : String(error)}`,
-      hint: 'fix the error in the strategy module (TypeScript strategies run through tsx, as `deltaflow` does)',
+      hint: 'fix the error in the strategy module (TypeScript strategies are compiled by tsx, which does not type-check)',
       cause: error,
     })
   }
@@ -75,6 +75,47 @@ export async function importStrategyModule(
     })
   }
   return { exported, source }
+}
+
+const typeScriptFilePattern = /\.[cm]?ts$/
+let typeScriptLoader: Promise<void> | undefined
+
+/**
+ * Imports a module file; a TypeScript one (.ts, .mts, .cts) through tsx's loader, registered for the whole process
+ * on the first such file, so that a run with only JavaScript strategies never loads tsx. Registered globally rather
+ * than through tsImport's namespace, so that an ES module strategy's `import ... from 'deltaflow'` reaches the very
+ * modules the CLI runs instead of a second copy.
+ */
+async function importModuleFile(file: string): Promise<Record<string, unknown>> {
+  if (typeScriptFilePattern.test(file)) {
+    typeScriptLoader ??= registerTypeScriptLoader()
+    await typeScriptLoader
+  }
+  const module: Record<string, unknown> = await import(pathToFileURL(file).href)
+  return compiledCommonJsExports(module) ?? module
+}
+
+/**
+ * The exports of a CommonJS module compiled from ES module syntax, which marks them `__esModule` and which import()
+ * hands over whole as `default`: a package built to CommonJS by tsc, or a .ts strategy outside a `"type": "module"`
+ * package, which tsx compiles to CommonJS.
+ */
+function compiledCommonJsExports(module: Record<string, unknown>): Record<string, unknown> | undefined {
+  const exports = module.default
+  if (typeof exports !== 'object' || exports === null || Reflect.get(exports, '__esModule') !== true) return undefined
+  return Object.fromEntries(Object.entries(exports))
+}
+
+/**
+ * tsx's ES module and CommonJS hooks, as `node --import tsx` registers them: a .ts file in a package without
+ * `"type": "module"` is compiled to CommonJS, and its imports become require() calls that need the CommonJS hook.
+ */
+async function registerTypeScriptLoader(): Promise<void> {
+  // Running from src/ (tests, scripts) means a TypeScript loader is in place already; a second one would chain.
+  if (typeScriptFilePattern.test(fileURLToPath(import.meta.url))) return
+  const [esm, commonJs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')])
+  esm.register()
+  commonJs.register()
 }
 
 /** Where a strategy reference points: a built-in's entry file, a file, or an installed package's entry (StrategyLoadError if none). */

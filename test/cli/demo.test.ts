@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import type { JournalSummary } from '../../src/cli/journal-summary.js'
+import type { JournalSummary } from '../../src/journal/journal-summary.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)

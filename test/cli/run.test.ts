@@ -5,9 +5,9 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApiClient } from '../../src/api/client.js'
 import { getDeltaOrders } from '../../src/api/delta/get-delta-orders.js'
-import type { JournalSummary } from '../../src/cli/journal-summary.js'
 import { isFinalStatus } from '../../src/domain/order-status.js'
 import { openJournal } from '../../src/journal/journal.js'
+import type { JournalSummary } from '../../src/journal/journal-summary.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { systemClock } from '../../src/time/clock.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
@@ -39,12 +39,12 @@ function startRun(config: string, env: Record<string, string>): { child: ChildPr
   return { child, finished }
 }
 
-async function waitFor<T>(read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+async function waitFor<T>(read: () => T | undefined, timeoutMs: number, what: string, dump: () => string = () => ''): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = read()
     if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`)
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what} ${dump()}`)
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
 }
@@ -137,6 +137,7 @@ describe('deltaflow run', () => {
         },
         60_000,
         'every swap placed, final and told to the strategy',
+        () => JSON.stringify({ orders: ordersNow().map((o) => [o.id, o.status]), updates: updates(), placed: journal.getStrategyState('ticker', 'placed') }),
       )
       second.child.kill('SIGTERM')
       const secondExit = await second.finished

@@ -16,6 +16,11 @@ export type IntentIdParameters = {
  * the key and the canonical JSON of the content. It covers every field of the content — kind, chains, tokens,
  * amounts, side, mode, limits, timing, guards, ids to cancel — and the strategy; not `createdAt` (re-emitting after a
  * restart keeps the id) nor `id` itself. Canonical JSON: keys sorted, bigint as decimal strings, absent optionals omitted.
+ * Inside a handler, `context.intentIdOf({ key, intent })` gives the same id without parsing by hand.
+ *
+ * @example
+ * const content = parseIntentContent({ strategy: 'rebalance', kind: 'crosschain', ...transfer })
+ * const id = intentId({ content, key: `transfer-${generation}` })
  */
 export function intentId({ content, key }: IntentIdParameters): string {
   const preimage = ['deltaflow-intent-v1', content.strategy, key, canonicalJson(content)].join('\n')

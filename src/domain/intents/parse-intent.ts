@@ -17,7 +17,14 @@ export function parseIntent(input: unknown): Intent {
   return result.data
 }
 
-/** Like parseIntent, for an intent without `id` and `createdAt` (see createIntent). */
+/**
+ * Like parseIntent, for an intent without `id` and `createdAt` (see createIntent): amounts become bigint, addresses
+ * checksummed, defaults applied. Throws InvalidIntentError naming every bad field.
+ *
+ * @example
+ * const content = parseIntentContent({ strategy: 'dca', kind: 'twap-sell', chainId: 1, srcToken: usdc, destToken: weth,
+ *   totalSrcAmount: '1000000000', numSlices: 4, intervalSeconds: 900, maxSlippageBps: 50, maxPriceImpactPercent: 2 })
+ */
 export function parseIntentContent(input: unknown): IntentContent {
   const result = intentContentSchema.safeParse(input)
   if (!result.success) throw new InvalidIntentError({ input, problems: describeIssues(input, result.error.issues) })

@@ -4,28 +4,16 @@ import { cancelDeltaOrders } from '../../api/delta/cancel-delta-orders.js'
 import { signDeltaCancellation } from '../../chain/sign-delta-cancellation.js'
 import { resolveSpender } from '../../chain/spender.js'
 import { isFinalStatus } from '../../domain/order-status.js'
+import { findOrders } from '../../journal/find-orders.js'
 import type { JournalOrder } from '../../journal/orders.js'
 import { reasonOf } from './execution-errors.js'
 import { dataHashOf, type ExecutorContext } from './executor-context.js'
-import { orderIdOf } from './order-identity.js'
 
 const rfqCancelAbi = parseAbi(['function cancelOrder(bytes32 orderHash)'])
 
 export type CancelOutcome =
   | { id: string; orderId: string; outcome: 'requested'; detail: string }
   | { id: string; orderId?: string; outcome: 'not-found' | 'final' | 'not-cancellable' | 'failed'; detail: string }
-
-/** Finds the journal's orders for ids given as local order ids, intent ids, venue ids or order hashes. */
-export function findOrders(context: Pick<ExecutorContext, 'journal'>, id: string): JournalOrder[] {
-  const { journal } = context
-  const direct =
-    journal.getOrder({ id }) ??
-    journal.getOrder({ id: orderIdOf(id) }) ??
-    journal.getOrder({ venueId: id }) ??
-    journal.getOrder({ venueId: id.toLowerCase() }) ??
-    journal.getOrder({ orderHash: id.toLowerCase() })
-  return direct ? [direct] : []
-}
 
 /**
  * Cancels orders: Delta ones with one signed cancellation per chain (the venue moves them to CANCELLING, then
@@ -38,7 +26,7 @@ export async function cancelOrders(context: ExecutorContext, ids: readonly strin
   // The same order named twice (by intent id and by venue id) is cancelled once: an OTC cancel costs a transaction.
   const otcDone = new Map<string, CancelOutcome>()
   for (const id of ids) {
-    const [order] = findOrders(context, id)
+    const [order] = findOrders(context.journal, id)
     const otcOutcome = order && otcDone.get(order.id)
     if (otcOutcome) {
       outcomes.push({ ...otcOutcome, id })

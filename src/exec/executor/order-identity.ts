@@ -1,10 +1,5 @@
 import { type Address, hexToBigInt, keccak256, stringToHex } from 'viem'
 
-/** The local id of an intent's order: one order per intent (a TWAP is one order with slices). */
-export function orderIdOf(intentId: string): string {
-  return `${intentId}/0`
-}
-
 /**
  * A nonce derived from the account and the local order id, so that a restart that has to build the order again
  * builds it with the same nonce (and the venue's duplicate check by hash, or the contract's by nonce, holds).

@@ -11,6 +11,7 @@ import { readAllowances } from '../../chain/read-allowances.js'
 import { signRfqOrder } from '../../chain/sign-rfq-order.js'
 import { resolveSpender, type Spender } from '../../chain/spender.js'
 import type { Intent } from '../../domain/intents/intent-schema.js'
+import { orderIdOf } from '../../domain/order-id.js'
 import type { Journal } from '../../journal/journal.js'
 import { JournalConflictError } from '../../journal/journal-errors.js'
 import type { JournalOrder } from '../../journal/orders.js'
@@ -20,7 +21,7 @@ import { unixSeconds } from '../../time/clock.js'
 import { recordBalanceBaselines } from './balance-baselines.js'
 import { isFinalRefusal, isNotFound, reasonOf } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
-import { deterministicNonce, orderIdOf } from './order-identity.js'
+import { deterministicNonce } from './order-identity.js'
 
 /** What the journal keeps of a signed OTC order: the struct (decimal strings) and the maker's signature. */
 type StoredOtcPayload = { order: Record<keyof RfqOrder, string>; signature: Hex }
