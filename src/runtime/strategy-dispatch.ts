@@ -95,12 +95,18 @@ export function createStrategyDispatch({
   /** Runs one strategy handler; its intents join the execution queue. Never rejects (SafeStrategy contains failures). */
   function run(strategy: string, call: () => Promise<StrategyRun>): Promise<void> {
     const started = metrics ? performance.now() : 0
-    const handled = call().then((result) => {
-      metrics?.handler(strategy, result.outcome, performance.now() - started)
-      if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
-    })
+    const handled: Promise<void> = call().then(
+      (result) => {
+        handlers.delete(handled)
+        metrics?.handler(strategy, result.outcome, performance.now() - started)
+        if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
+      },
+      (error: unknown) => {
+        handlers.delete(handled)
+        logger.error({ err: error, strategy }, 'a strategy handler rejected')
+      },
+    )
     handlers.add(handled)
-    void handled.finally(() => handlers.delete(handled))
     return handled
   }
 
@@ -217,9 +223,12 @@ export function createStrategyDispatch({
       await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.stop())))
     },
     settle: async () => {
+      // Handlers queue intents, intents' results run handlers: until both are quiet. Called after every event of a
+      // backtest, so the common cases (one handler, nothing queued) take no extra promise.
       while (handlers.size > 0 || executions.pending() > 0) {
-        await Promise.all([...handlers])
-        await executions.idle()
+        if (handlers.size === 1) await handlers.values().next().value
+        else if (handlers.size > 1) await Promise.all(handlers)
+        if (executions.pending() > 0) await executions.idle()
       }
     },
     busy: () => handlers.size > 0 || executions.pending() > 0,
