@@ -97,6 +97,7 @@ export type {
 } from './strategy/define-strategy.js'
 export { defineStrategy } from './strategy/define-strategy.js'
 export type { DeepReadonly } from './strategy/frozen-copy.js'
+export { StrategyConfigError, StrategyError, StrategyLoadError } from './strategy/strategy-errors.js'
 export type {
   BalanceRequest,
   BalancesEvent,
@@ -106,5 +107,12 @@ export type {
   RefundEvent,
   TimerEvent,
 } from './strategy/strategy-events.js'
+export {
+  type CreateStrategyHarnessParameters,
+  createStrategyHarness,
+  type HarnessOrder,
+  type HarnessQuote,
+  type StrategyHarness,
+} from './strategy/strategy-harness.js'
 // --- Time, logs, errors ---
 export type { Clock } from './time/clock.js'

@@ -160,6 +160,27 @@ export function priceFromBook(book: ReplayBook, pair: BookPair, amount: bigint, 
   return { pair, from: best, amount, srcAmount: ceilDiv(best.srcAmount * amount, recorded), destAmount: amount }
 }
 
+/**
+ * priceFromBook; when a same-chain pair has no recent quote of its own source, the other source's quotes of the pair:
+ * a recording of what strategies subscribe to may hold one mode only (a Market guard quote, no Delta price).
+ * `onFallback` is told which source priced it then, so the run can say so.
+ */
+export function priceFromEitherSource(
+  book: ReplayBook,
+  pair: BookPair,
+  amount: bigint,
+  now: number,
+  maxAgeMs: number,
+  onFallback?: ((asked: BookPair, used: BookPair['source']) => void) | undefined,
+): ScaledQuote | undefined {
+  const priced = priceFromBook(book, pair, amount, now, maxAgeMs)
+  if (priced || pair.destChainId !== pair.chainId) return priced
+  const other = pair.source === 'delta' ? 'market' : 'delta'
+  const fallback = priceFromBook(book, { ...pair, source: other }, amount, now, maxAgeMs)
+  if (fallback) onFallback?.(pair, other)
+  return fallback
+}
+
 export function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return numerator === 0n ? 0n : (numerator - 1n) / denominator + 1n
 }

@@ -15,8 +15,8 @@ import { deltaAddress, deltaChainIds, marketRouterAddress, rfqAddresses } from '
 import { loadStrategyDefinitions } from '../runtime/load-strategies.js'
 import { createOrderEventTracker } from '../runtime/order-event-tracker.js'
 import { createStrategyDispatch } from '../runtime/strategy-dispatch.js'
-import type { StrategyStateStore } from '../strategy/buffered-state.js'
 import { frozenQuote } from '../strategy/frozen-copy.js'
+import { createMemoryStateStore } from '../strategy/memory-state-store.js'
 import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy.js'
 import { ManualClock } from '../time/clock.js'
 import { type BookPair, createReplayBook, pairKeyOf, priceFromBook } from './replay-book.js'
@@ -82,22 +82,6 @@ function productionContracts(): DeploymentContracts {
   )
 }
 
-/** Strategy state kept in memory (a backtest has no restart to survive): JSON in, fresh JSON out, as the journal does. */
-function memoryStateStore(): StrategyStateStore {
-  const values = new Map<string, string>()
-  const key = (strategy: string, name: string) => `${strategy}\u0000${name}`
-  return {
-    getStrategyState: (strategy, name) => {
-      const text = values.get(key(strategy, name))
-      return text === undefined ? undefined : JSON.parse(text)
-    },
-    setStrategyState: (strategy, name, value) => {
-      values.set(key(strategy, name), JSON.stringify(value))
-    },
-    deleteStrategyState: (strategy, name) => values.delete(key(strategy, name)),
-  }
-}
-
 /**
  * Replays recorded quotes through the configured strategies, the executor's own logic (intent validation, risk limits,
  * pricing, mode choice) and a simulated venue, on a manual clock that moves to each quote's time: a quote is visible
@@ -123,16 +107,13 @@ export async function runBacktest({
   const journal = openJournal({ file: ':memory:', clock })
   const book = createReplayBook(clock)
   const maxQuoteAgeMs = settings.fillModel.maxQuoteAgeSeconds * 1000
+  /** Pairs priced or filled from the other mode's quotes (the recording has none of their own), said once each. */
   const fallbacks = new Set<string>()
-  const api = createSimulatedApi({
-    book,
-    clock,
-    maxQuoteAgeMs,
-    onFallback: (asked, used) =>
-      fallbacks.add(
-        `${asked.source} prices of ${asked.srcToken} → ${asked.destToken} (${asked.side}, chain ${asked.chainId}) came from ${used} quotes: the recording has none of their own`,
-      ),
-  })
+  const onFallback = (asked: BookPair, used: BookPair['source']) =>
+    fallbacks.add(
+      `${asked.source} prices of ${asked.srcToken} → ${asked.destToken} (${asked.side}, chain ${asked.chainId}) came from ${used} quotes: the recording has none of their own`,
+    )
+  const api = createSimulatedApi({ book, clock, maxQuoteAgeMs, onFallback })
   const balances = new Map(Object.entries(settings.balances).map(([key, amount]) => [key.toLowerCase(), BigInt(amount)]))
   const venue = createSimulatedVenue({
     book,
@@ -142,6 +123,7 @@ export async function runBacktest({
     random: createRandom(settings.seed),
     balances,
     account: backtestAccount.address,
+    onFallback,
   })
   const decimals = new Map<string, number>()
   const { killSwitch: _killSwitch, ...limits } = config.risk
@@ -171,7 +153,7 @@ export async function runBacktest({
     },
   }
   const executor = createExecutor(context, venue.placement)
-  const store = memoryStateStore()
+  const store = createMemoryStateStore()
   const definitions = await loadStrategyDefinitions(document)
   const strategies = definitions.map(({ entry, definition }) =>
     createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal: store, logger }),
@@ -444,6 +426,7 @@ export async function runBacktest({
       `${strategy}: ${count} intent${count === 1 ? ' was' : 's were'} ${status}, first at ${new Date(first).toISOString()}: ${reason}`,
     )
   }
+  warnings.push(...fallbacks)
   if (venue.openOrders() > 0) warnings.push(`${venue.openOrders()} orders were still open when the quotes ended`)
 
   const { executions, executionErrors } = dispatch.stats()

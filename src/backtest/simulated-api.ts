@@ -9,7 +9,7 @@ import { BaseError } from '../errors/base.js'
 import type { Quote } from '../feed/quote.js'
 import { deltaPriceJson } from '../feed/recorded-quote.js'
 import type { Clock } from '../time/clock.js'
-import { type BookPair, priceFromBook, type ReplayBook, type ScaledQuote } from './replay-book.js'
+import { type BookPair, priceFromEitherSource, type ReplayBook, type ScaledQuote } from './replay-book.js'
 import { synthesizeAnswer } from './synthesize-answer.js'
 
 export type SimulatedApiParameters = {
@@ -35,7 +35,7 @@ const str = (value: unknown): string => (value === undefined || value === null ?
 
 /**
  * The service's pricing endpoints answered from the replay book: `GET /v2/delta/prices`, `GET /prices` and
- * `GET /v2/quote` price any amount from the latest recorded quotes of the pair (priceFromBook) and answer in the
+ * `GET /v2/quote` price any amount from the latest recorded quotes of the pair (priceFromEitherSource) and answer in the
  * service's wire shapes, which the executor's own schemas parse exactly as live. A pair without a recent quote is
  * refused as the service refuses an unroutable one (`No route`). Anything else (building, submitting) is the
  * simulated venue's business and is refused here.
@@ -58,14 +58,7 @@ export function createSimulatedApi({ book, clock, maxQuoteAgeMs, onFallback }: S
       side: str(query.side ?? 'SELL') === 'BUY' ? 'BUY' : 'SELL',
     }
     const amount = BigInt(str(query.amount))
-    let priced = priceFromBook(book, pair, amount, clock.now(), maxQuoteAgeMs)
-    if (!priced && destChainId === chainId) {
-      // A recording of what strategies subscribe to may hold one mode only (a Market guard quote, no Delta price):
-      // the other mode's quotes of the pair price it, and the run says so.
-      const other = source === 'delta' ? 'market' : 'delta'
-      priced = priceFromBook(book, { ...pair, source: other }, amount, clock.now(), maxQuoteAgeMs)
-      if (priced) onFallback?.(pair, other)
-    }
+    const priced = priceFromEitherSource(book, pair, amount, clock.now(), maxQuoteAgeMs, onFallback)
     if (!priced || priced.destAmount === 0n || priced.srcAmount === 0n) return refuse(request, 400, 'No route')
     return priced
   }

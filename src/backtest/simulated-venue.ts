@@ -14,7 +14,16 @@ import type { JournalOrder } from '../journal/orders.js'
 import type { Clock } from '../time/clock.js'
 import { unixSeconds } from '../time/clock.js'
 import { afterFees, type FillModel } from './fill-model.js'
-import { type BookPair, type BookQuote, ceilDiv, pairKeyOf, priceFromBook, type ReplayBook, type ScaledQuote } from './replay-book.js'
+import {
+  type BookPair,
+  type BookQuote,
+  ceilDiv,
+  pairKeyOf,
+  priceFromBook,
+  priceFromEitherSource,
+  type ReplayBook,
+  type ScaledQuote,
+} from './replay-book.js'
 
 /** One fill as the backtest reports it (raw units; the result converts them for people). */
 export type SimulatedFill = {
@@ -77,6 +86,8 @@ export type SimulatedVenueParameters = {
   /** Starting wallet: `${chainId}:${token lowercase}` → raw amount. */
   balances: ReadonlyMap<string, bigint>
   account: Address
+  /** Told when an order of one mode was filled from the other mode's quotes (the recording had none of its own). */
+  onFallback?: ((asked: BookPair, used: BookPair['source']) => void) | undefined
 }
 
 export type SimulatedVenue = ReturnType<typeof createSimulatedVenue>
@@ -101,7 +112,16 @@ function bridgeFeeOf(quote: ScaledQuote): bigint {
  * answers (orders, status changes, fills, refunds), so the strategies hear of it through the same deliveries.
  * Scheduled work (auctions, TWAP slices, bridges, deadlines) runs in (time, order of scheduling) order from `runDue`.
  */
-export function createSimulatedVenue({ book, clock, journal, model, random, balances: start, account }: SimulatedVenueParameters) {
+export function createSimulatedVenue({
+  book,
+  clock,
+  journal,
+  model,
+  random,
+  balances: start,
+  account,
+  onFallback,
+}: SimulatedVenueParameters) {
   const balances = new Map(start)
   /** Source amounts of crosschain orders between their source leg and delivery (or refund): still the wallet's. */
   const inTransit = new Map<string, bigint>()
@@ -280,7 +300,7 @@ export function createSimulatedVenue({ book, clock, journal, model, random, bala
   function trySettleDelta(order: RestingOrder): boolean {
     if (clock.now() < order.activeAt) return false
     const amount = order.side === 'SELL' ? order.maxSrc : order.minDest
-    const quote = priceFromBook(book, pairOf(order), amount, clock.now(), maxAgeMs)
+    const quote = priceFromEitherSource(book, pairOf(order), amount, clock.now(), maxAgeMs, onFallback)
     if (!quote) return false
     const spend = order.side === 'SELL' ? order.maxSrc : quote.srcAmount
     const receive = order.side === 'SELL' ? improve(quote.destAmount) : order.minDest
@@ -328,7 +348,7 @@ export function createSimulatedVenue({ book, clock, journal, model, random, bala
     if (clock.now() < order.activeAt) return false
     const remaining = order.maxSrc - order.filledSrc
     const crosses = (size: bigint) => {
-      const quote = priceFromBook(book, pairOf(order), size, clock.now(), maxAgeMs)
+      const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
       return quote !== undefined && quote.destAmount * order.maxSrc >= order.minDest * size
     }
     let size = crosses(remaining) ? remaining : 0n
@@ -403,7 +423,7 @@ export function createSimulatedVenue({ book, clock, journal, model, random, bala
       const sell = order.side === 'SELL'
       // floor(total / slices) each, the last slice with the remainder (as the Delta contract slices).
       const size = index + 1 === slices.count ? slices.total - slices.perSlice * BigInt(slices.count - 1) : slices.perSlice
-      const quote = priceFromBook(book, pairOf(order), size, clock.now(), maxAgeMs)
+      const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
       const spend = sell ? size : quote?.srcAmount
       const receive = sell ? (quote ? improve(quote.destAmount) : undefined) : size
       const meets =

@@ -8,7 +8,8 @@ export const defaultJournalFile = 'deltaflow.sqlite'
 
 /**
  * Which journal a bot or command writes: the config's `db`, else `deltaflow.sqlite` in the working directory. An
- * embedded venue lives only as long as the process, so its orders go to a throwaway journal unless one is named.
+ * embedded venue lives only as long as the process, so its orders go to a throwaway journal (in a folder of its own,
+ * which the session removes when it closes) unless one is named.
  */
 export function journalFileOf(config: Pick<DeltaflowConfig, 'db'>, { embedded }: { embedded: boolean }): string {
   if (config.db !== undefined) return config.db

@@ -58,6 +58,10 @@ export async function importStrategyModule(
   try {
     module = await importModuleFile(source.file)
   } catch (error) {
+    // defineStrategy refused the definition while the module was evaluated: that is the problem to name.
+    if (error instanceof StrategyLoadError) {
+      throw new StrategyLoadError({ reference, reason: `${source.file}: ${error.reason}`, hint: error.hint ?? '', cause: error })
+    }
     throw new StrategyLoadError({
       reference,
       reason: `importing ${source.file} failed: ${error instanceof Error ? error.message : String(error)}`,

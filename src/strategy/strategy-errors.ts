@@ -63,9 +63,12 @@ export class StrategyError extends BaseError {
 export class StrategyLoadError extends BaseError {
   override name = 'StrategyLoadError' as const
   readonly reference: string
+  /** What is wrong, without the strategy's name. */
+  readonly reason: string
 
   constructor({ reference, reason, hint, cause }: { reference: string; reason: string; hint: string; cause?: unknown }) {
     super(`cannot load strategy "${reference}": ${reason}`, { details: { reference }, cause, hint, errorClass: 'operational' })
     this.reference = reference
+    this.reason = reason
   }
 }

@@ -141,6 +141,28 @@ describe('runBacktest: no look-ahead', () => {
 })
 
 describe('runBacktest: fill model', () => {
+  it('fills a Delta swap from the Market quotes of a recording that has no Delta quotes, and says so', async () => {
+    const rows = ['open_time,open,high,low,close']
+    for (let index = 0; index < 12; index++) rows.push(`${t0 + index * 300_000},2000,2000,2000,2000`)
+    const csv = directory.path('market-only.csv')
+    writeFileSync(csv, `${rows.join('\n')}\n`)
+    const marketOnly = directory.path('market-only.jsonl')
+    await writeQuotesFromCandles({
+      candles: csv,
+      out: marketOnly,
+      pair,
+      sizes: [{ token: 'base', amount: 10n ** 18n }],
+      sides: ['SELL', 'BUY'],
+      sources: ['market'],
+      model: defaultCandleQuoteModel,
+    })
+    const { run: ran } = await run(scriptedConfig([{ at: t0 + 600_000, key: 'delta', intent: sellWeth('delta') }]), marketOnly)
+    expect(ran.ordersByStrategy.scripted).toEqual({ COMPLETED: 1 })
+    expect(seen.fills).toHaveLength(1)
+    expect(usdcOf((seen.fills[0] as (typeof seen.fills)[0]).received)).toBeGreaterThan(1990)
+    expect(ran.warnings.filter((warning) => warning.includes('came from market quotes'))).toHaveLength(1)
+  })
+
   it('settles a Delta swap after the auction, at the quote of that moment improved by improvementBps', async () => {
     const config = scriptedConfig([{ at: jumpAt - 10_000, key: 'delta', intent: sellWeth('delta') }], {
       fillModel: { delta: { auctionSeconds: 60, improvementBps: 10 } },

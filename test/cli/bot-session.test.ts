@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfigDocument, parseConfigDocument } from '../../src/config/load-config.js'
@@ -153,5 +153,7 @@ describe('openBot', () => {
     } finally {
       await session.close()
     }
+    // The embedded sandbox's throwaway journal is gone with it.
+    expect(existsSync(session.journal.file)).toBe(false)
   }, 40_000)
 })

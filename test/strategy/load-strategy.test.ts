@@ -71,6 +71,14 @@ export default { apiVersion: 1, name: 'from-npm', configSchema: z.object({ size:
     )
   })
 
+  it('names the file and the problem when defineStrategy refuses the definition as the module loads', async () => {
+    const error = await loadError('./test/strategy/fixtures/defined-future-api-version.ts')
+    expect(error.shortMessage).toBe(
+      `cannot load strategy "./test/strategy/fixtures/defined-future-api-version.ts": ${join(repository, 'test/strategy/fixtures/defined-future-api-version.ts')}: expected apiVersion 1, received 2`,
+    )
+    expect(error.hint).toContain('plugin API version 1')
+  })
+
   it('refuses a module without a default or strategy export, listing what it exports', async () => {
     const error = await loadError('./test/strategy/fixtures/no-strategy.ts')
     expect(error.shortMessage).toMatch(
