@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { openJournal } from '../../src/journal/journal.js'
 import { ManualClock } from '../../src/time/clock.js'
+import { recordBenchOrder } from './journal.js'
 import { type BenchResult, summarize } from './summary.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -59,23 +60,7 @@ export async function benchCliStart({ runs = 9, orderCount = 5 }: BenchCliStartP
 function writeJournal(file: string, orderCount: number): void {
   const journal = openJournal({ file, clock: new ManualClock(1_700_000_000_000) })
   try {
-    for (let order = 0; order < orderCount; order++) {
-      const id = `bench-${order}`
-      journal.recordIntent({ id: `intent-${id}`, strategy: 'bench', kind: 'swap', intent: {} })
-      journal.recordSignedOrder({
-        id,
-        intentId: `intent-${id}`,
-        mode: 'delta',
-        account: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-        chainId: 1,
-        srcToken: '0x0000000000000000000000000000000000000001',
-        destToken: '0x0000000000000000000000000000000000000002',
-        srcAmount: 10n ** 18n,
-        destAmount: 2n * 10n ** 9n,
-        side: 'SELL',
-        signedPayload: {},
-      })
-    }
+    for (let order = 0; order < orderCount; order++) recordBenchOrder(journal, order)
   } finally {
     journal.close()
   }

@@ -67,7 +67,8 @@ function checkWritten(journal: ReturnType<typeof openJournal>, changed: number, 
   }
 }
 
-function recordBenchOrder(journal: ReturnType<typeof openJournal>, order: number): void {
+/** One signed Delta order `bench-<n>` of the strategy `bench`, with its intent (also the cli-start bench's journal). */
+export function recordBenchOrder(journal: ReturnType<typeof openJournal>, order: number): void {
   const id = `bench-${order}`
   journal.recordIntent({ id: `intent-${id}`, strategy: 'bench', kind: 'swap', intent: {} })
   journal.recordSignedOrder({

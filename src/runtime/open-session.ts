@@ -90,7 +90,8 @@ export async function openSession<Venue extends EmbeddedVenue = EmbeddedVenue>({
     const contracts: DeploymentContracts = Object.fromEntries((await getContracts(api)).chains)
     const file = journalFile ?? journalFileOf(config, { embedded: embedded !== undefined })
     // An embedded venue's orders die with it: its throwaway journal goes too, once closed.
-    if (journalFile === undefined && config.db === undefined && embedded) stops.push(() => rmSync(dirname(file), { recursive: true, force: true }))
+    if (journalFile === undefined && config.db === undefined && embedded)
+      stops.push(() => rmSync(dirname(file), { recursive: true, force: true }))
     const journal = openJournal({ file, clock })
     stops.push(() => journal.close())
     const { killSwitch: killSwitchConfig, ...limits } = config.risk

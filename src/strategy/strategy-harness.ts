@@ -162,50 +162,39 @@ const testAccount: Address = '0x00000000000000000000000000000000000000a1'
 
 /** The order fields an intent implies (mode, chains, tokens, amounts), before the venue says anything. */
 function orderFieldsOf(intent: Intent, now: number): Omit<OrderView, 'status'> {
-  const common = {
+  if (intent.kind === 'cancel') throw new TypeError('a cancel intent places no order of its own')
+  const mode: OrderMode = intent.kind === 'otc' ? 'otc' : intent.kind === 'swap' && intent.mode === 'market' ? 'market' : 'delta'
+  const beneficiary = intent.kind === 'crosschain' ? (intent.beneficiary ?? testAccount) : testAccount
+  return {
     id: orderIdOf(intent.id),
     intentId: intent.id,
+    mode,
     account: testAccount,
-    beneficiary: testAccount,
+    beneficiary,
+    chainId: intent.chainId,
+    destChainId: intent.kind === 'crosschain' ? intent.destChainId : intent.chainId,
     venueId: null,
     orderHash: null,
     deadline: null,
+    ...tradeOf(intent),
     createdAt: now,
     updatedAt: now,
   }
-  const mode: OrderMode = intent.kind === 'otc' ? 'otc' : intent.kind === 'swap' && intent.mode === 'market' ? 'market' : 'delta'
+}
+
+/** What an order of the intent sells and buys: raw amounts, 0 where the executor fixes it from the quote. */
+function tradeOf(
+  intent: Exclude<Intent, { kind: 'cancel' }>,
+): Pick<OrderView, 'srcToken' | 'destToken' | 'srcAmount' | 'destAmount' | 'side'> {
   switch (intent.kind) {
     case 'swap':
-      return {
-        ...common,
-        mode,
-        chainId: intent.chainId,
-        destChainId: intent.chainId,
-        srcToken: intent.srcToken,
-        destToken: intent.destToken,
-        srcAmount: intent.side === 'SELL' ? intent.amount : 0n,
-        destAmount: intent.side === 'BUY' ? intent.amount : 0n,
-        side: intent.side,
-      }
-    case 'crosschain':
-      return {
-        ...common,
-        mode,
-        chainId: intent.chainId,
-        destChainId: intent.destChainId,
-        srcToken: intent.srcToken,
-        destToken: intent.destToken,
-        srcAmount: intent.side === 'SELL' ? intent.amount : 0n,
-        destAmount: intent.side === 'BUY' ? intent.amount : 0n,
-        side: intent.side,
-        beneficiary: intent.beneficiary ?? testAccount,
-      }
+    case 'crosschain': {
+      const sell = intent.side === 'SELL'
+      const { srcToken, destToken, amount, side } = intent
+      return { srcToken, destToken, srcAmount: sell ? amount : 0n, destAmount: sell ? 0n : amount, side }
+    }
     case 'limit':
       return {
-        ...common,
-        mode,
-        chainId: intent.chainId,
-        destChainId: intent.chainId,
         srcToken: intent.srcToken,
         destToken: intent.destToken,
         srcAmount: intent.srcAmount,
@@ -213,23 +202,9 @@ function orderFieldsOf(intent: Intent, now: number): Omit<OrderView, 'status'> {
         side: 'SELL',
       }
     case 'twap-sell':
-      return {
-        ...common,
-        mode,
-        chainId: intent.chainId,
-        destChainId: intent.chainId,
-        srcToken: intent.srcToken,
-        destToken: intent.destToken,
-        srcAmount: intent.totalSrcAmount,
-        destAmount: 0n,
-        side: 'SELL',
-      }
+      return { srcToken: intent.srcToken, destToken: intent.destToken, srcAmount: intent.totalSrcAmount, destAmount: 0n, side: 'SELL' }
     case 'twap-buy':
       return {
-        ...common,
-        mode,
-        chainId: intent.chainId,
-        destChainId: intent.chainId,
         srcToken: intent.srcToken,
         destToken: intent.destToken,
         srcAmount: intent.maxSrcAmount,
@@ -238,17 +213,11 @@ function orderFieldsOf(intent: Intent, now: number): Omit<OrderView, 'status'> {
       }
     case 'otc':
       return {
-        ...common,
-        mode,
-        chainId: intent.chainId,
-        destChainId: intent.chainId,
         srcToken: intent.makerAsset,
         destToken: intent.takerAsset,
         srcAmount: intent.makerAmount,
         destAmount: intent.takerAmount,
         side: 'SELL',
       }
-    case 'cancel':
-      throw new TypeError('a cancel intent places no order of its own')
   }
 }

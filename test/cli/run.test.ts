@@ -137,7 +137,12 @@ describe('deltaflow run', () => {
         },
         60_000,
         'every swap placed, final and told to the strategy',
-        () => JSON.stringify({ orders: ordersNow().map((o) => [o.id, o.status]), updates: updates(), placed: journal.getStrategyState('ticker', 'placed') }),
+        () =>
+          JSON.stringify({
+            orders: ordersNow().map((o) => [o.id, o.status]),
+            updates: updates(),
+            placed: journal.getStrategyState('ticker', 'placed'),
+          }),
       )
       second.child.kill('SIGTERM')
       const secondExit = await second.finished

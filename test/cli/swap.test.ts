@@ -1,36 +1,20 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { createPublicClient, erc20Abi, http, parseEther, parseUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createIntent } from '../../src/domain/intents/create-intent.js'
-import { createExecutor } from '../../src/exec/executor/executor.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
-import { systemClock } from '../../src/time/clock.js'
-import { venueExecutorContext } from '../helpers/executor.js'
+import { runDeltaflow } from '../helpers/deltaflow-cli.js'
+import { placeOpenLimitOrder } from '../helpers/executor.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const directory = createTempDirectory('deltaflow-cli-')
 /** One journal per account, as one bot keeps one journal. */
 const journalOf = (index: number) => directory.path(`account-${index}.sqlite`)
-const run = promisify(execFile)
 
-/** `deltaflow <args>` as a user runs it; resolves with its exit code and output (never rejects). */
-async function deltaflow(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/deltaflow.js', ...args], {
-      cwd: root,
-      env: { ...process.env, DELTAFLOW_PRIVATE_KEY: '', ...env },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const deltaflow = runDeltaflow
 
 describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
   let sandbox: ChildProcess
@@ -126,23 +110,7 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
   })
 
   it('cancels an open LIMIT order of the journal and reconciles it to CANCELLED', async () => {
-    const context = await venueExecutorContext(info, { accountIndex: 6, journalFile: journalOf(6) })
-    const intent = createIntent({
-      clock: systemClock,
-      key: 'cli-cancel',
-      content: {
-        strategy: 'ladder',
-        kind: 'limit',
-        chainId: 1,
-        srcToken: token('USDC'),
-        destToken: token('WETH'),
-        srcAmount: '100000000',
-        destAmount: parseEther('10').toString(),
-        validitySeconds: 3600,
-      },
-    })
-    const placed = await createExecutor(context).execute(intent)
-    context.journal.close()
+    const { intent, placed } = await placeOpenLimitOrder(info, { accountIndex: 6, journalFile: journalOf(6), key: 'cli-cancel' })
     expect(placed.order).toMatchObject({ mode: 'delta', status: 'PENDING' })
     const cancelled = await deltaflow(['cancel', intent.id, ...venueOnly(6), '--json'], key(6))
     expect(cancelled.code, cancelled.stderr + cancelled.stdout).toBe(0)

@@ -1,18 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createIntent } from '../../src/domain/intents/create-intent.js'
-import { createExecutor } from '../../src/exec/executor/executor.js'
 import { openJournal } from '../../src/journal/journal.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
 import { createScaledClock, systemClock } from '../../src/time/clock.js'
-import { venueExecutorContext } from '../helpers/executor.js'
+import { runDeltaflow } from '../helpers/deltaflow-cli.js'
+import { placeOpenLimitOrder } from '../helpers/executor.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
 // A sandbox whose time runs 60 times faster than real time: orders that commands and bots sign against it must count
@@ -21,22 +18,10 @@ import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const directory = createTempDirectory('deltaflow-venue-clock-')
-const run = promisify(execFile)
 const speed = 60
 const validFor = 600
 
-async function deltaflow(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/deltaflow.js', ...args], {
-      cwd: root,
-      env: { ...process.env, DELTAFLOW_PRIVATE_KEY: '', ...env },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const deltaflow = runDeltaflow
 
 const sandboxTimeSchema = z.object({ nowMs: z.number(), speed: z.number() })
 
@@ -105,27 +90,12 @@ describe(`commands and bots against \`deltaflow sandbox --speed ${speed}\``, () 
   it('cancel and reconcile: the cancelled order is journaled at the sandbox time', async () => {
     const journal = directory.path('cancel.sqlite')
     const { nowMs } = sandboxTimeSchema.parse(await (await fetch(new URL('/_sandbox/time', info.url))).json())
-    const context = await venueExecutorContext(info, {
+    const { intent, placed } = await placeOpenLimitOrder(info, {
       accountIndex: 2,
       journalFile: journal,
       clock: createScaledClock({ speed, startMs: nowMs }),
-    })
-    const intent = createIntent({
-      clock: context.clock,
       key: 'venue-clock-cancel',
-      content: {
-        strategy: 'ladder',
-        kind: 'limit',
-        chainId: 1,
-        srcToken: token('USDC'),
-        destToken: token('WETH'),
-        srcAmount: '100000000',
-        destAmount: parseEther('10').toString(),
-        validitySeconds: 3600,
-      },
     })
-    const placed = await createExecutor(context).execute(intent)
-    context.journal.close()
     expect(placed.order).toMatchObject({ mode: 'delta', status: 'PENDING' })
     const before = await sandboxNow()
     const cancelled = await deltaflow(['cancel', intent.id, ...venue(journal), '--json'], key(2))

@@ -1,8 +1,11 @@
+import { type Address, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type ApiClient, createApiClient } from '../../src/api/client.js'
 import { getContracts } from '../../src/api/resources/get-contracts.js'
 import { createChainClients } from '../../src/chain/chain-clients.js'
 import type { DeploymentContracts } from '../../src/chain/deployment.js'
+import { createIntent } from '../../src/domain/intents/create-intent.js'
+import { createExecutor } from '../../src/exec/executor/executor.js'
 import { createExecutorContext, type ExecutorContext, type ExecutorSettings } from '../../src/exec/executor/executor-context.js'
 import type { KillSwitch } from '../../src/exec/risk/kill-switch.js'
 import { type RiskLimitsInput, riskLimitsSchema } from '../../src/exec/risk/risk-limits-schema.js'
@@ -58,4 +61,40 @@ export async function venueExecutorContext(
     killSwitch: options.killSwitch,
     settings: options.settings,
   })
+}
+
+/**
+ * Places a USDC → WETH LIMIT order far from the market (it stays open) from a development account through the
+ * executor, and closes its journal so that a command can open it; returns the intent and the outcome.
+ */
+export async function placeOpenLimitOrder(
+  sandbox: {
+    url: string
+    chains: readonly { chainId: number; rpcUrl: string }[]
+    tokens: readonly { chainId: number; symbol: string; address: Address }[]
+  },
+  options: SandboxExecutorOptions & { key: string },
+) {
+  const context = await venueExecutorContext(sandbox, options)
+  const token = (symbol: string) =>
+    sandbox.tokens.find((candidate) => candidate.chainId === 1 && candidate.symbol === symbol)?.address ?? '0x'
+  const intent = createIntent({
+    clock: context.clock,
+    key: options.key,
+    content: {
+      strategy: 'ladder',
+      kind: 'limit',
+      chainId: 1,
+      srcToken: token('USDC'),
+      destToken: token('WETH'),
+      srcAmount: '100000000',
+      destAmount: parseEther('10').toString(),
+      validitySeconds: 3600,
+    },
+  })
+  try {
+    return { intent, placed: await createExecutor(context).execute(intent) }
+  } finally {
+    context.journal.close()
+  }
 }
