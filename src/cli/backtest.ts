@@ -3,11 +3,7 @@ import { basename, resolve } from 'node:path'
 import { SingleBar } from 'cli-progress'
 import { type Command, InvalidArgumentError } from 'commander'
 import type { BacktestResult } from '../backtest/backtest-result.js'
-import { backtestResultOf } from '../backtest/backtest-results.js'
-import { openQuoteReplay } from '../backtest/quote-blocks.js'
-import { renderBacktestReport } from '../backtest/render-report.js'
-import { runBacktest } from '../backtest/run-backtest.js'
-import { formatSweepTable, type SweepRow } from '../backtest/sweep-table.js'
+import type { SweepRow } from '../backtest/sweep-table.js'
 import { loadConfigDocument } from '../config/load-config.js'
 import { createLogger } from '../log/logger.js'
 import { reportCommandError } from './command-errors.js'
@@ -94,6 +90,14 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
   const logger = createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn', pretty: process.stderr.isTTY === true })
   const parameters = options.set.map(parseSweepParameter)
   const combinations = sweepCombinations(parameters)
+  // The replay, the runtime and the report load once the flags have passed: a wrong flag is told at once.
+  const [{ openQuoteReplay }, { runBacktest }, { backtestResultOf }, { renderBacktestReport }, { formatSweepTable }] = await Promise.all([
+    import('../backtest/quote-blocks.js'),
+    import('../backtest/run-backtest.js'),
+    import('../backtest/backtest-results.js'),
+    import('../backtest/render-report.js'),
+    import('../backtest/sweep-table.js'),
+  ])
   const source = await openQuoteReplay(options.quotes)
   const sweeping = combinations.length > 1
   const rows: { parameters: Record<string, string | number | boolean>; result: BacktestResult }[] = []
