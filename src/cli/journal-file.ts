@@ -17,7 +17,7 @@ export async function resolveJournalFile(options: JournalOptions): Promise<strin
   if (options.db !== undefined) return options.db
   if (options.config === undefined) return defaultJournalFile
   const { resolveVenueConfig } = await import('./venue-options.js')
-  return journalFileOf(resolveVenueConfig(options), { embedded: false })
+  return journalFileOf(resolveVenueConfig(options), { embedded: false }).file
 }
 
 /** Opens the journal a read-only command names; a missing file is an error, not a new empty journal. */

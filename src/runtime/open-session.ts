@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs'
-import { dirname } from 'node:path'
 import type { LocalAccount } from 'viem'
 import type { ApiClient } from '../api/client.js'
 import { getContracts } from '../api/resources/get-contracts.js'
@@ -88,10 +87,10 @@ export async function openSession<Venue extends EmbeddedVenue = EmbeddedVenue>({
     const { account, accountSource } = await resolveAccount({ config, embedded, env, logger })
     const chains = createChainClients({ chains: venue.chains, account, pollingIntervalMs: 100 })
     const contracts: DeploymentContracts = Object.fromEntries((await getContracts(api)).chains)
-    const file = journalFile ?? journalFileOf(config, { embedded: embedded !== undefined })
+    const { file, throwawayDirectory } =
+      journalFile === undefined ? journalFileOf(config, { embedded: embedded !== undefined }) : { file: journalFile }
     // An embedded venue's orders die with it: its throwaway journal goes too, once closed.
-    if (journalFile === undefined && config.db === undefined && embedded)
-      stops.push(() => rmSync(dirname(file), { recursive: true, force: true }))
+    if (throwawayDirectory !== undefined) stops.push(() => rmSync(throwawayDirectory, { recursive: true, force: true }))
     const journal = openJournal({ file, clock })
     stops.push(() => journal.close())
     const { killSwitch: killSwitchConfig, ...limits } = config.risk

@@ -30,8 +30,6 @@ export type CreateStrategyDispatchParameters = {
   dryRun?: boolean | undefined
   /** Told of every outcome before the strategy hears of it (a backtest counts refusals by reason). */
   onOutcome?: ((intent: Intent, outcome: ExecutionOutcome) => void) | undefined
-  /** Told when execute() threw. */
-  onExecutionError?: ((intent: Intent, error: unknown) => void) | undefined
 }
 
 export type StrategyDispatch = {
@@ -52,8 +50,6 @@ export type StrategyDispatch = {
   stop: () => Promise<void>
   /** Resolves once no handler runs and no intent waits or executes, including those they caused. */
   settle: () => Promise<void>
-  /** Whether any handler or execution is in flight. */
-  busy: () => boolean
   stats: () => DispatchStats
 }
 
@@ -73,7 +69,6 @@ export function createStrategyDispatch({
   metrics,
   dryRun = false,
   onOutcome,
-  onExecutionError,
 }: CreateStrategyDispatchParameters): StrategyDispatch {
   const executions = createSerialQueue()
   const handlers = new Set<Promise<unknown>>()
@@ -126,7 +121,6 @@ export function createStrategyDispatch({
       } catch (error) {
         stats.executionErrors += 1
         metrics?.executionError()
-        onExecutionError?.(intent, error)
         logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
       }
     })
@@ -146,11 +140,9 @@ export function createStrategyDispatch({
       }
       void run(strategy.name, () => strategy.handleIntentResult(result))
     }
-    if (logger.isLevelEnabled('info') || outcome.status === 'refused' || outcome.status === 'failed') {
-      const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
-      if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
-      else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
-    }
+    const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
+    if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
+    else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
   }
 
   function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): void {
@@ -231,7 +223,6 @@ export function createStrategyDispatch({
         if (executions.pending() > 0) await executions.idle()
       }
     },
-    busy: () => handlers.size > 0 || executions.pending() > 0,
     stats: () => ({ ...stats, executions: { ...stats.executions }, delivered: { ...stats.delivered } }),
   }
 }
