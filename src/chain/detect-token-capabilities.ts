@@ -15,7 +15,7 @@ import { BaseError } from '../errors/base.js'
 import { nativeTokenPlaceholder } from '../protocol/addresses.js'
 import type { TokenDomain } from '../protocol/token-permits.js'
 import { probeApprovals } from './approval-probe.js'
-import { readPermitDomain } from './permit-domain.js'
+import { checkPermitDomain, type PermitDomainReading, readPermitDomain } from './permit-domain.js'
 import { readOptional } from './read-optional.js'
 import { signDaiPermit, signEip2612Permit } from './sign-token-permit.js'
 import type { ApproveBehaviour, TokenCapabilities, TokenCapabilityOverride, TokenPermitKind } from './token-capabilities.js'
@@ -44,11 +44,12 @@ export type DetectTokenCapabilitiesParameters = {
  * The methods, chosen because they observe behaviour instead of guessing from names or bytecode:
  * - approve behaviour: ApprovalProbe runs approve(x, 1), approve(x, 2) and approve(Permit2, 1) inside one eth_call
  *   from a fresh address; a refused second approve is USDT-style, approve refused except to Permit2 is permit-only;
- * - permit kind: the domain is read (EIP-5267, or name/version matched against DOMAIN_SEPARATOR) and `nonces(owner)`
- *   must answer; then a permit signed by a throwaway key is simulated with eth_call in the EIP-2612 form, else the
- *   DAI form. The form the token accepts is its kind (this tells DAI-style from EIP-2612 without relying on a
- *   PERMIT_TYPEHASH view, which neither standard requires, and proves the domain is right); a token that accepts
- *   neither has none.
+ * - permit kind: the domain is read (EIP-5267, or name/version matched against DOMAIN_SEPARATOR; a configured domain
+ *   is checked against DOMAIN_SEPARATOR) and `nonces(owner)` must answer; then a permit signed by a throwaway key is
+ *   simulated with eth_call in the EIP-2612 form, else the DAI form. The form the token accepts is its kind (this
+ *   tells DAI-style from EIP-2612 without relying on a PERMIT_TYPEHASH view, which neither standard requires, and
+ *   proves the domain is right); a token that accepts neither, or whose domain cannot be rebuilt, has none, so trades
+ *   approve it instead of signing under a guessed domain.
  */
 export async function detectTokenCapabilities(client: Client, parameters: DetectTokenCapabilitiesParameters): Promise<TokenCapabilities> {
   const { token, override, cache = processCache } = parameters
@@ -129,28 +130,44 @@ async function detectPermit(
 ): Promise<{ permit: TokenPermitKind; permitDomain?: TokenDomain }> {
   if (override.permit === 'none') return { permit: 'none' }
   const domain = override.permitDomain
-    ? { ...override.permitDomain, chainId, verifyingContract: token }
+    ? await configuredDomain(client, chainId, token, override.permitDomain)
     : await readPermitDomain(client, { token, chainId })
-  if (!domain) {
+  if (!domain.domain) {
+    // Without a domain that hashes to the token's own, any permit would be signed wrong: none, so trades approve.
     if (override.permit === undefined) return { permit: 'none' }
     throw new TokenCapabilityDetectionError(
       chainId,
       token,
-      `the configuration says ${override.permit} but the token exposes no EIP-712 domain`,
-      {
-        hint: 'Add permitDomain { name, version } for this token to the configuration.',
-      },
+      `the configuration says ${override.permit}, but its permit domain cannot be read: ${domain.reason}`,
+      { hint: 'Add permitDomain { name, version } for this token to the configuration, as its permits are signed.' },
     )
   }
-  if (override.permit) return { permit: override.permit, permitDomain: domain }
+  if (override.permit) return { permit: override.permit, permitDomain: domain.domain }
   // Signing reads the owner's nonce from `nonces(owner)`: a token without that view cannot be given a permit.
   const nonce = await readOptional(() =>
     readContract(client, { address: token, abi: permitAbi, functionName: 'nonces', args: [probeSpender] }),
   )
   if (nonce === undefined) return { permit: 'none' }
-  if (await acceptsEip2612(client, token, domain)) return { permit: 'eip2612', permitDomain: domain }
-  if (await acceptsDai(client, token, domain)) return { permit: 'dai', permitDomain: domain }
+  if (await acceptsEip2612(client, token, domain.domain)) return { permit: 'eip2612', permitDomain: domain.domain }
+  if (await acceptsDai(client, token, domain.domain)) return { permit: 'dai', permitDomain: domain.domain }
   return { permit: 'none' }
+}
+
+/** A configured domain, refused when the token's DOMAIN_SEPARATOR says otherwise: every permit signed under it would fail. */
+async function configuredDomain(
+  client: Client,
+  chainId: number,
+  token: Address,
+  configured: { name: string; version: string },
+): Promise<PermitDomainReading> {
+  const domain: TokenDomain = { ...configured, chainId, verifyingContract: token }
+  const mismatch = await checkPermitDomain(client, domain)
+  if (mismatch) {
+    throw new TokenCapabilityDetectionError(chainId, token, `the configured permitDomain is not the token's: ${mismatch}`, {
+      hint: "Correct permitDomain { name, version } for this token to the domain its permits are signed under, or remove it to read the token's own.",
+    })
+  }
+  return { domain }
 }
 
 // A throwaway key signs; its nonce on every token is 0. Simulated only: nothing reaches the chain.

@@ -4,11 +4,13 @@ import { type Address, getAddress, keccak256, stringToHex } from 'viem'
 export type TokenKind =
   /** WETH9 semantics: deposit / withdraw, no permit. */
   | 'wrappedNative'
-  /** ERC-20 with EIP-2612 permit. */
+  /** ERC-20 with EIP-2612 permit; its domain is also told by EIP-5267 `eip712Domain()`. */
   | 'eip2612'
+  /** Mainnet USDC (FiatToken v2): EIP-2612 permit, domain told only by DOMAIN_SEPARATOR, name and version. */
+  | 'usdcStyle'
   /** No bool returns; approve from non-zero to non-zero reverts (approve 0 first). No permit. */
   | 'usdtStyle'
-  /** DAI-style permit(holder, spender, nonce, expiry, allowed, …). */
+  /** DAI-style permit(holder, spender, nonce, expiry, allowed, …); as on mainnet, no `eip712Domain()`. */
   | 'daiStyle'
   /** EIP-2612 token whose approve works only towards Permit2: moves only through permit or Permit2. */
   | 'permitOnly'
@@ -44,7 +46,7 @@ export const tokenCatalogue: readonly TokenSpec[] = [
     symbol: 'USDC',
     name: 'USD Coin',
     decimals: 6,
-    kind: 'eip2612',
+    kind: 'usdcStyle',
     permitVersion: '2',
     addresses: { 1: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 8453: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
     priceUsd: 1,
@@ -69,6 +71,8 @@ export const tokenCatalogue: readonly TokenSpec[] = [
     priceUsd: 1,
     grant: 1_000_000,
   },
+  // Mainnet WBTC has no permit. Here it keeps an EIP-2612 permit with `eip712Domain()`, so that the EIP-5267 path
+  // is exercised next to USDC's and DAI's DOMAIN_SEPARATOR path.
   {
     symbol: 'WBTC',
     name: 'Wrapped BTC',

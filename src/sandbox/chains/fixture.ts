@@ -74,6 +74,7 @@ export type ChainFixture = {
 const contractOfKind: Record<TokenKind, string> = {
   wrappedNative: 'WrappedNative',
   eip2612: 'SandboxToken',
+  usdcStyle: 'UsdcStyleToken',
   usdtStyle: 'UsdtStyleToken',
   daiStyle: 'DaiStyleToken',
   permitOnly: 'PermitOnlyToken',

@@ -5,6 +5,8 @@ import {SignatureChecker} from "../lib/SignatureChecker.sol";
 import {SandboxEip712Token, SandboxMintable} from "./SandboxErc20Core.sol";
 
 /// @notice ERC-20 with DAI's permit: the holder signs a nonce and a yes/no, and the allowance becomes infinite or 0.
+///         As on mainnet DAI, the domain is told only through DOMAIN_SEPARATOR(), name() and version(): no
+///         eip712Domain().
 contract DaiStyleToken is SandboxEip712Token, SandboxMintable {
     bytes32 private constant PERMIT_TYPEHASH =
         keccak256("Permit(address holder,address spender,uint256 nonce,uint256 expiry,bool allowed)");

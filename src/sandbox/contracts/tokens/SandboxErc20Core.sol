@@ -104,9 +104,11 @@ abstract contract SandboxMintable is SandboxErc20Core {
     }
 }
 
-/// @notice EIP-712 domain `EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)` with
-///         EIP-5267 discovery. The separator is computed on each use: there is no constructor to cache it in, and a
-///         forked chain id must never accept signatures made for the other chain.
+/// @notice EIP-712 domain `EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)`,
+///         told only through `DOMAIN_SEPARATOR()`, `name()` and `version()`, as mainnet DAI and USDC tell theirs: a
+///         wallet rebuilds the domain from name and version and checks it against the separator. The separator is
+///         computed on each use: there is no constructor to cache it in, and a forked chain id must never accept
+///         signatures made for the other chain.
 abstract contract SandboxEip712Token is SandboxErc20 {
     bytes32 private constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
@@ -115,10 +117,24 @@ abstract contract SandboxEip712Token is SandboxErc20 {
 
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
         return keccak256(
-            abi.encode(DOMAIN_TYPEHASH, keccak256(bytes(name)), keccak256(bytes(version)), block.chainid, address(this))
+            abi.encode(
+                DOMAIN_TYPEHASH, keccak256(bytes(_domainName())), keccak256(bytes(version)), block.chainid, address(this)
+            )
         );
     }
 
+    /// @dev The name signed into the domain: the ERC-20 name, unless a token keeps another one.
+    function _domainName() internal view virtual returns (string memory) {
+        return name;
+    }
+
+    function _hashTypedData(bytes32 structHash) internal view returns (bytes32) {
+        return keccak256(abi.encodePacked(hex"1901", DOMAIN_SEPARATOR(), structHash));
+    }
+}
+
+/// @notice Adds EIP-5267 discovery (`eip712Domain()`), as tokens built on recent OpenZeppelin releases have.
+abstract contract SandboxEip5267Token is SandboxEip712Token {
     /// @notice EIP-5267: fields 0x0f = name, version, chainId, verifyingContract.
     function eip712Domain()
         external
@@ -133,10 +149,6 @@ abstract contract SandboxEip712Token is SandboxErc20 {
             uint256[] memory extensions
         )
     {
-        return (hex"0f", name, version, block.chainid, address(this), bytes32(0), new uint256[](0));
-    }
-
-    function _hashTypedData(bytes32 structHash) internal view returns (bytes32) {
-        return keccak256(abi.encodePacked(hex"1901", DOMAIN_SEPARATOR(), structHash));
+        return (hex"0f", _domainName(), version, block.chainid, address(this), bytes32(0), new uint256[](0));
     }
 }

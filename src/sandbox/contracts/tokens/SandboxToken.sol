@@ -2,10 +2,10 @@
 pragma solidity ^0.8.24;
 
 import {SignatureChecker} from "../lib/SignatureChecker.sol";
-import {SandboxEip712Token, SandboxMintable} from "./SandboxErc20Core.sol";
+import {SandboxEip5267Token, SandboxEip712Token, SandboxMintable} from "./SandboxErc20Core.sol";
 
-/// @notice ERC-20 with EIP-2612 permit, the default sandbox token.
-contract SandboxToken is SandboxEip712Token, SandboxMintable {
+/// @notice ERC-20 with EIP-2612 permit; how it tells its domain is left to the token built on it.
+abstract contract SandboxEip2612Token is SandboxEip712Token, SandboxMintable {
     bytes32 private constant PERMIT_TYPEHASH =
         keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
 
@@ -39,3 +39,6 @@ contract SandboxToken is SandboxEip712Token, SandboxMintable {
         _approve(owner, spender, value);
     }
 }
+
+/// @notice ERC-20 with EIP-2612 permit and EIP-5267 domain discovery, the default sandbox token.
+contract SandboxToken is SandboxEip2612Token, SandboxEip5267Token {}
