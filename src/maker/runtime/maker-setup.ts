@@ -115,12 +115,15 @@ export async function registerWithSandbox({
   name,
   endpoints,
   credentials,
+  websocket,
   logger,
 }: {
   sandboxUrl: string
   name: string
   endpoints: readonly { chainId: number; url: string }[]
   credentials: MakerCredentials | undefined
+  /** The maker serves its price stream at `<url>/ws`: the sandbox consumes it instead of polling `/prices`. */
+  websocket: boolean
   logger: Logger
 }): Promise<SandboxRegistration[]> {
   const registered: SandboxRegistration[] = []
@@ -129,7 +132,11 @@ export async function registerWithSandbox({
     const response = await fetch(new URL('/_sandbox/makers', sandboxUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...registration, ...(credentials ? { auth: credentials } : {}) }),
+      body: JSON.stringify({
+        ...registration,
+        ...(credentials ? { auth: credentials } : {}),
+        ...(websocket ? { websocket: true } : {}),
+      }),
     })
     if (!response.ok) {
       const text = (await response.text()).slice(0, 500)

@@ -119,6 +119,7 @@ export async function startMaker<Venue extends EmbeddedVenue = EmbeddedVenue>({
         name: maker.name,
         endpoints: server.endpoints,
         credentials: credentials?.[0],
+        websocket: maker.websocket,
         logger,
       })
     }
