@@ -20,7 +20,8 @@ describe('GET /prices', () => {
     const answer = await prices(ethToUsdc)
     expect(Object.keys(answer.json as object)).toEqual(['priceRoute'])
     const route = (answer.json as { priceRoute: Record<string, unknown> }).priceRoute
-    expect(Object.keys(route)).toEqual(Object.keys(v62Route))
+    // The unified quote's recorded market block is a v6.2 price route that carries destAmountAfterFee.
+    expect(Object.keys(route)).toEqual(Object.keys(fixture('quote-mode-all-market-eth-usdc-1.json').market))
     const swap = (route.bestRoute as { swaps: { swapExchanges: object[] }[] }[])[0]?.swaps[0]
     expect(Object.keys((route.bestRoute as object[])[0] as object)).toEqual(Object.keys(v62Route.bestRoute[0]))
     expect(Object.keys(swap ?? {})).toEqual(Object.keys(v62Route.bestRoute[0].swaps[0]))
@@ -183,7 +184,7 @@ describe('GET /prices', () => {
     [{ network: '10' }, 422, /^Unsupported chain/],
     [{ destToken: 'SHIB' }, 400, /^Token not supported: destToken "SHIB" is not listed on network 1/],
     [{ destToken: '0x1111111111111111111111111111111111111111', destDecimals: '18' }, 400, /^Token not supported/],
-    [{ destToken: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }, 400, /^Invalid decimals: destDecimals is required/],
+    [{ destToken: '0x1111111111111111111111111111111111111111' }, 400, /^Invalid decimals: destDecimals is required for destToken/],
     [{ destDecimals: '18' }, 400, /^Invalid decimals: destDecimals is 18 but USDC has 6/],
     [{ destToken: 'ETH' }, 400, /^Invalid tokens/],
     [{ destToken: 'WETH' }, 400, /^No routes found with enough liquidity: ETH to WETH is a wrap/],

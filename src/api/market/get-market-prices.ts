@@ -28,6 +28,11 @@ export type MarketPriceQuery = {
   route?: readonly string[] | undefined
   /** Default: the client's partner. */
   partner?: string | undefined
+  /**
+   * The partner's own fee on top of its registered one, basis points (50 = 0.5 %); the route states the sum in
+   * `partnerFee` and the SELL output net of it in `destAmountAfterFee`. Send the same value to the build.
+   */
+  partnerFeeBps?: number | undefined
   /** Percent (default 15). */
   maxImpact?: number | undefined
   receiver?: Address | undefined

@@ -35,13 +35,13 @@ export class StalePriceRouteError extends ApiRequestError {
   }
 }
 
-/** The partner's tier does not allow the requested fee or surplus options. */
+/** The partner's tier does not allow the requested fee or surplus options, or a fee or surplus has no partnerAddress to go to. */
 export class PartnerNotAllowedError extends ApiRequestError {
   override name = 'PartnerNotAllowedError' as const
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'Partner not allowed',
-      hint: 'Drop partnerAddress, partnerFeeBps and the surplus flags, or send your registered partner name (the client’s `partner` option).',
+      hint: 'Send your registered partner name (the client’s `partner` option) with partnerAddress for partnerFeeBps or takeSurplus, or drop those options.',
     })
   }
 }

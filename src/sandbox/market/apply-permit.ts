@@ -1,15 +1,13 @@
-import { type Address, BaseError, ContractFunctionRevertedError, erc20Abi, type Hex, isAddressEqual, parseEther } from 'viem'
+import { type Address, BaseError, ContractFunctionRevertedError, erc20Abi, isAddressEqual, parseEther } from 'viem'
 import { marketRouterAddress } from '../../protocol/addresses.js'
-import { decodeDeltaPermit } from '../../protocol/delta-permit.js'
 import { sandboxAddress } from '../chains/catalogue.js'
 import { sendFixtureCall } from '../chains/send.js'
 import { getContractArtifact } from '../contracts/compile.js'
-import { ApiError } from '../server/api-error.js'
 import type { ChainVenue } from '../venue/chain-venue.js'
-import { marketErrors } from './market-errors.js'
+import { invalidPermit as invalid, type TokenPermit } from './market-permit.js'
 import type { SwapCall } from './swap-call.js'
 
-/** Submits users' permits on their behalf (the sandbox router cannot take them inside the swap). */
+/** Submits users' EIP-2612 / DAI-style permits on their behalf (the sandbox router takes only Permit2 payloads in the swap). */
 export const permitRelayerAddress = sandboxAddress('market.permit-relayer')
 
 const relayerReady = new WeakMap<ChainVenue, Promise<void>>()
@@ -20,9 +18,7 @@ const relayerReady = new WeakMap<ChainVenue, Promise<void>>()
  * production router runs it inside the swap). Skipped when the allowance already covers the swap, so building twice
  * with one permit works.
  */
-export async function applyPermit(chain: ChainVenue, call: SwapCall, user: Address, permit: Hex): Promise<void> {
-  if (call.srcNative) throw unsupported('the source is native ETH, which needs no approval')
-  const decoded = decodePermit(permit)
+export async function applyTokenPermit(chain: ChainVenue, call: SwapCall, user: Address, decoded: TokenPermit): Promise<void> {
   const owner = decoded.type === 'eip2612' ? decoded.owner : decoded.holder
   if (!isAddressEqual(owner, user)) throw invalid(`it is signed for ${owner}, not for userAddress ${user}`)
   if (!isAddressEqual(decoded.spender, marketRouterAddress)) {
@@ -55,17 +51,6 @@ export async function applyPermit(chain: ChainVenue, call: SwapCall, user: Addre
   if (receipt.status !== 'success') throw rejected(`transaction ${hash} reverted`)
 }
 
-function decodePermit(permit: Hex) {
-  let decoded: ReturnType<typeof decodeDeltaPermit>
-  try {
-    decoded = decodeDeltaPermit(permit)
-  } catch {
-    throw unsupported(`a permit of ${(permit.length - 2) / 2} bytes has no meaning`)
-  }
-  if (decoded.type !== 'eip2612' && decoded.type !== 'dai') throw unsupported('Permit2 payloads are not accepted by the sandbox router')
-  return decoded
-}
-
 function prepareRelayer(chain: ChainVenue): Promise<void> {
   let ready = relayerReady.get(chain)
   if (!ready) {
@@ -78,17 +63,8 @@ function prepareRelayer(chain: ChainVenue): Promise<void> {
   return ready
 }
 
-function unsupported(detail: string): ApiError {
-  return new ApiError(marketErrors.permitNotSupported, {
-    message: `Permit not supported: ${detail}; send an EIP-2612 (224 bytes) or DAI-style (256 bytes) permit to the router, or approve the router`,
-  })
-}
-
-function invalid(detail: string): ApiError {
-  return new ApiError(marketErrors.invalidPermit, { message: `Invalid permit: ${detail}` })
-}
-
-function revertName(error: unknown): string {
+/** The revert of a simulated call as `Name(args)`, or the first line of the error. */
+export function revertName(error: unknown): string {
   const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : undefined
   if (reverted instanceof ContractFunctionRevertedError && reverted.data) {
     return `${reverted.data.errorName}(${(reverted.data.args ?? []).map(String).join(', ')})`

@@ -7,9 +7,9 @@ import { gasPerPool, routeGas } from './gas-calibration.js'
 import { describeMakerSwap, findMakerFill, makerBeatsPools, makerOtherPrice, makerPriceImpactPercent, rfqFillGas } from './maker-route.js'
 import { type MarketChainState, marketChainState } from './market-chain-state.js'
 import { marketErrors } from './market-errors.js'
+import { partnerFeeOn, partnerFeePercent } from './partner-fee.js'
 import {
   contractMethodOf,
-  defaultPartnerFeePercent,
   type OtherExchangePrice,
   type PriceRouteJson,
   type PriceRouteSwap,
@@ -20,12 +20,16 @@ import { type PricesQuery, type PricesQueryInput, pricesQuerySchema } from './pr
 import { type PriceRequest, resolvePriceRequest } from './resolve-price-request.js'
 import { findBestRoute, priceImpactPercent, type SwapRoute } from './route-finder.js'
 import { issuedRoutes } from './route-integrity.js'
+import { hasTransferTaxes, outputForUser, outputToUser, sourceForPools, sourceIntoPools } from './transfer-taxes.js'
 
 /**
  * Prices a Market route exactly as `GET /prices` does and registers it for `POST /transactions`: the same object
  * the endpoint returns as `priceRoute` (the unified quote embeds it as `market`). A registered market maker takes
- * the whole route when its grid beats the pools (more out on SELL, less in on BUY). `query` is the wire form of the
- * GET /prices query; invalid input throws the endpoint's `ApiError`.
+ * the whole route when its grid beats the pools (more out on SELL, less in on BUY). Declared transfer taxes make
+ * `srcAmount` / `destAmount` what the user sends and receives (the swaps show what the pools take and give); makers
+ * are left out then. `destAmountAfterFee` is `destAmount` less the `partnerFeeBps` of the query on a SELL (on a BUY the
+ * fee is paid in the source on top of `srcAmount`). `query` is the wire form of the GET /prices query; invalid input
+ * throws the endpoint's `ApiError`.
  *
  * @example
  * const market = await buildPriceRoute(venue, { srcToken: 'ETH', destToken: 'USDC', amount: '10000000000000000', version: '6.2' })
@@ -43,15 +47,18 @@ export async function quotePriceRoute(
   const request = resolvePriceRequest(venue, query)
   const state = marketChainState(request.chain)
   await state.ready()
+  const taxed = hasTransferTaxes(query)
+  // What the pools must take (SELL) or give (BUY) for the user's amount after the declared taxes.
+  const poolAmount = query.side === 'SELL' ? sourceIntoPools(query.amount, query) : outputForUser(query.amount, query)
   const pools = findBestRoute({
     pools: request.pools,
     srcToken: request.src.poolToken,
     destToken: request.dest.poolToken,
-    amount: query.amount,
+    amount: poolAmount,
     side: query.side,
     ...(request.tokenPath ? { tokenPath: request.tokenPath, maxHops: request.tokenPath.length - 1 } : {}),
   })
-  const makerFill = findMakerFill(venue, request, query)
+  const makerFill = taxed ? undefined : findMakerFill(venue, request, query)
   const makerMethod = query.version === '6.2' ? rfqContractMethod : contractMethodOf(query.version, query.side, 1)
   // The maker takes the whole route when it beats the pools and its contract method is not filtered out.
   const chosen =
@@ -76,7 +83,14 @@ export async function quotePriceRoute(
   const gasUsd = (units: number) => gasCostUsd(state, units)
   const poolGas = pools ? routeGas(state.gasTable, query.side, pools.hops.length, request.src.native, request.dest.native) : 0
   const gas = chosen.kind === 'maker' ? rfqFillGas : poolGas
-  const amounts = chosen.kind === 'maker' ? chosen.fill : chosen.route
+  const amounts =
+    chosen.kind === 'maker'
+      ? chosen.fill
+      : query.side === 'SELL'
+        ? { srcAmount: query.amount, destAmount: outputToUser(chosen.route.destAmount, query) }
+        : { srcAmount: sourceForPools(chosen.route.srcAmount, query), destAmount: query.amount }
+  const feeBps = query.partnerFeeBps ?? 0
+  const destAmountAfterFee = query.side === 'SELL' ? amounts.destAmount - partnerFeeOn(amounts.destAmount, feeBps) : amounts.destAmount
   const impact =
     chosen.kind === 'maker'
       ? makerPriceImpactPercent(chosen.fill, query.side, query.side === 'SELL' ? request.src.decimals : request.dest.decimals)
@@ -107,15 +121,16 @@ export async function quotePriceRoute(
     contractAddress,
     tokenTransferProxy,
     contractMethod,
-    partnerFee: defaultPartnerFeePercent,
+    partnerFee: partnerFeePercent(feeBps),
     srcUSD: formatUsd(amounts.srcAmount, request.src.decimals, usd.src),
     destUSD: formatUsd(amounts.destAmount, request.dest.decimals, usd.dest),
+    destAmountAfterFee: destAmountAfterFee.toString(),
     partner: query.partner,
     maxImpactReached: impact > query.maxImpact,
     ...(query.otherExchangePrices
       ? {
           others: [
-            ...otherExchangePrices(request, query, gasUsd(poolGas)),
+            ...otherExchangePrices(request, query, poolAmount, gasUsd(poolGas)),
             ...(makerFill ? [makerOtherPrice(makerFill, query.side, gasUsd(rfqFillGas))] : []),
           ],
         }
@@ -151,7 +166,7 @@ function describeSwaps(request: PriceRequest, found: SwapRoute, hopGasUsd: strin
 }
 
 /** Each exchange's own best price for the same trade (`otherExchangePrices=true`). */
-function otherExchangePrices(request: PriceRequest, query: PricesQuery, gasUsd: string): OtherExchangePrice[] {
+function otherExchangePrices(request: PriceRequest, query: PricesQuery, poolAmount: bigint, gasUsd: string): OtherExchangePrice[] {
   const others: OtherExchangePrice[] = []
   for (const exchange of exchangeNames(request.pools)) {
     const pools = request.pools.filter((pool) => exchangeName(pool) === exchange)
@@ -164,7 +179,7 @@ function otherExchangePrices(request: PriceRequest, query: PricesQuery, gasUsd: 
         side: query.side,
         ...(request.tokenPath ? { tokenPath: request.tokenPath, maxHops: request.tokenPath.length - 1 } : {}),
       })
-    const route = find(query.amount)
+    const route = find(poolAmount)
     if (!route) continue
     const unitRoute = find(10n ** BigInt(query.side === 'SELL' ? request.src.decimals : request.dest.decimals))
     const unit = unitRoute ? (query.side === 'SELL' ? unitRoute.destAmount : unitRoute.srcAmount) : 0n

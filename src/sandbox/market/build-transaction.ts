@@ -1,11 +1,14 @@
+import { type Address, isAddressEqual } from 'viem'
 import { marketRouterAddress } from '../../protocol/addresses.js'
 import { unixSeconds } from '../../time/clock.js'
-import { ApiError } from '../server/api-error.js'
+import { ApiError, commonErrors } from '../server/api-error.js'
 import type { ChainVenue } from '../venue/chain-venue.js'
 import type { SandboxVenue } from '../venue/sandbox-venue.js'
-import { applyPermit } from './apply-permit.js'
+import { applyTokenPermit } from './apply-permit.js'
+import { checkPermit2OnChain, checkPermit2Terms } from './check-permit2.js'
 import { marketChainState } from './market-chain-state.js'
 import { marketErrors } from './market-errors.js'
+import { classifyPermit, permitNotSupported } from './market-permit.js'
 import type { PriceRouteJson } from './price-route.js'
 import { isMakerRoute, planRfqSwapCall } from './rfq-swap-call.js'
 import { requireRunningChain } from './running-chain.js'
@@ -44,8 +47,8 @@ export function executableRouteChain(venue: SandboxVenue, route: PriceRouteJson)
 }
 
 /**
- * Plans the router call (a maker route first obtains and checks the maker's firm order), checks funds and simulates it
- * (unless told not to), and wraps it in the envelope.
+ * Plans the router call (a maker route first obtains and checks the maker's firm order), applies or checks its permit,
+ * checks funds and simulates it (unless told not to), and wraps it in the envelope.
  */
 export async function buildMarketTransaction(
   venue: SandboxVenue,
@@ -55,14 +58,24 @@ export async function buildMarketTransaction(
 ): Promise<{ call: SwapCall; envelope: TransactionEnvelope }> {
   const chain = executableRouteChain(venue, route)
   await marketChainState(chain).ready()
+  await checkTxOrigin(chain, intent)
+  const permit = classifyPermit(intent.permit)
+  const permit2 = permit.kind === 'permit2' ? permit.bytes : undefined
   const call = isMakerRoute(route)
-    ? await planRfqSwapCall(venue, route, intent, unixSeconds(venue.clock))
-    : planSwapCall(route, intent, unixSeconds(venue.clock))
-  if (intent.permit !== undefined && intent.permit !== '0x') await applyPermit(chain, call, intent.userAddress, intent.permit)
+    ? await planRfqSwapCall(venue, route, intent, unixSeconds(venue.clock), permit2)
+    : planSwapCall(route, intent, unixSeconds(venue.clock), permit2)
+  if (permit.kind === 'token') {
+    if (call.srcNative) throw permitNotSupported('the source is native ETH, which needs no approval')
+    await applyTokenPermit(chain, call, intent.userAddress, permit.permit)
+  }
+  if (permit.kind === 'permit2') checkPermit2Terms(call, permit.permit, intent.deadline)
   let gas: bigint | undefined
   if (!options.ignoreChecks) {
-    await checkSwapFunds(chain, call, intent.userAddress)
-    gas = await simulateSwap(chain, call, intent.userAddress, { estimate: !options.ignoreGasEstimate })
+    await checkSwapFunds(chain, call, intent.userAddress, { viaPermit2: permit.kind === 'permit2' })
+    if (permit.kind === 'permit2') {
+      await checkPermit2OnChain(chain, call, intent.userAddress, permit.permit, BigInt(intent.deadline ?? 0))
+    }
+    gas = await simulateSwap(chain, call, intent.userAddress, { estimate: !options.ignoreGasEstimate, txOrigin: intent.txOrigin })
   }
   return {
     call,
@@ -76,6 +89,29 @@ export async function buildMarketTransaction(
       chainId: chain.chainId,
     },
   }
+}
+
+/**
+ * `txOrigin` names the account that sends the transaction when `userAddress` (msg.sender of the router) is another
+ * one: it must be an account without code, and `userAddress` then the contract that calls the router for it.
+ */
+async function checkTxOrigin(chain: ChainVenue, intent: SwapIntent): Promise<void> {
+  const { txOrigin, userAddress } = intent
+  if (txOrigin === undefined) return
+  const hasCode = async (address: Address) => ((await chain.clients.publicClient.getCode({ address })) ?? '0x') !== '0x'
+  if (await hasCode(txOrigin)) {
+    throw invalidTxOrigin(`${txOrigin} is a contract; txOrigin is the account that signs and sends the transaction`)
+  }
+  if (isAddressEqual(txOrigin, userAddress)) return
+  if (!(await hasCode(userAddress))) {
+    throw invalidTxOrigin(
+      `${txOrigin} differs from userAddress ${userAddress}, which has no contract code and so can only call the router in its own transactions; omit txOrigin, or set userAddress to the contract that calls the router`,
+    )
+  }
+}
+
+function invalidTxOrigin(detail: string): ApiError {
+  return new ApiError(commonErrors.validation, { message: `Validation failed: body.txOrigin: ${detail}` })
 }
 
 async function gasPriceFields(

@@ -37,8 +37,8 @@ export const marketErrors = defineApiErrors({
     endpoint: prices,
     status: 400,
     message: 'Invalid decimals',
-    cause: 'srcDecimals / destDecimals missing for a token given by address, or different from the token’s decimals.',
-    fix: 'Send the token’s decimals, or use its symbol.',
+    cause: 'srcDecimals / destDecimals missing for a token address the network does not list, or different from the token’s decimals.',
+    fix: 'Send the token’s decimals (they may be omitted for a listed token or a symbol).',
   },
   invalidTokens: {
     endpoint: prices,
@@ -136,22 +136,25 @@ export const marketErrors = defineApiErrors({
     endpoint: transactions,
     status: 422,
     message: 'Partner not allowed',
-    cause: 'Partner fee or surplus options were sent with the anonymous partner.',
-    fix: 'Drop partnerAddress, partnerFeeBps and the surplus flags, or send your partner name.',
+    cause:
+      'Partner fee or surplus options were sent with the anonymous partner, or a fee or collected surplus without partnerAddress to pay it to.',
+    fix: 'Send your partner name, with partnerAddress for partnerFeeBps or takeSurplus; or drop those options.',
   },
   permitNotSupported: {
     endpoint: transactions,
     status: 400,
     message: 'Permit not supported',
-    cause: 'A Permit2 payload, a payload of no known length, or a permit for a native source.',
-    fix: 'Send an EIP-2612 (224 bytes) or DAI-style (256 bytes) permit to the router, or approve the router.',
+    cause:
+      'A payload of no known length, a permit for a native source, or a Permit2 signature transfer (96 bytes) for a BUY from a market maker.',
+    fix: 'Send an EIP-2612 (224 bytes) or DAI-style (256 bytes) permit, or a Permit2 payload (1, 96 or 192 bytes), for the router; or approve the router.',
   },
   invalidPermit: {
     endpoint: transactions,
     status: 400,
     message: 'Invalid permit',
-    cause: 'The permit is not by userAddress, not to the Market router, or the token rejected it (signature, nonce, deadline).',
-    fix: 'Sign a fresh permit of the source token for the router 0x6a000f20005980200259b80c5102003040001068.',
+    cause:
+      'The permit is not by userAddress, not to the Market router, or the token or Permit2 rejected it (signature, nonce, deadline, amount); a Permit2 signature transfer without the body’s deadline.',
+    fix: 'Sign a fresh permit of the source token (or Permit2 payload) for the router 0x6a000f20005980200259b80c5102003040001068.',
   },
   insufficientBalance: {
     endpoint: transactions,
@@ -164,8 +167,9 @@ export const marketErrors = defineApiErrors({
     endpoint: transactions,
     status: 400,
     message: 'Not enough allowance',
-    cause: 'userAddress has not approved the Market router v6.2 for the source amount.',
-    fix: 'approve(0x6a000f20005980200259b80c5102003040001068, amount) on the source token first.',
+    cause:
+      'userAddress has not approved the Market router v6.2 for the source amount (with a Permit2 payload: Permit2, or its Permit2 allowance to the router is short or expired).',
+    fix: 'approve(0x6a000f20005980200259b80c5102003040001068, amount) on the source token first (with Permit2: approve Permit2 0x000000000022D473030F116dDEE9F6B43aC78BA3).',
   },
   simulationFailed: {
     endpoint: transactions,

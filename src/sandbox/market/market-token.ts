@@ -52,24 +52,27 @@ export function resolveMarketToken(chain: ChainVenue, value: string, role: Token
 }
 
 /**
- * Checks `srcDecimals` / `destDecimals`: required when the token was given by address (as the service asks),
- * optional with a symbol, and always equal to the token's decimals when sent.
+ * Checks `srcDecimals` / `destDecimals` of a token the chain lists: optional (the sandbox fills in the token's own, as
+ * the service does for tokens it knows), and equal to the token's decimals when sent.
  */
-export function checkTokenDecimals(token: MarketToken, given: number | undefined, value: string, role: TokenRole): void {
-  const field = `${role}Decimals`
-  if (given === undefined) {
-    if (addressPattern.test(value)) {
-      throw new ApiError(marketErrors.invalidDecimals, {
-        message: `Invalid decimals: ${field} is required when ${role}Token is an address (${token.symbol} has ${token.decimals})`,
-      })
-    }
-    return
-  }
-  if (given !== token.decimals) {
-    throw new ApiError(marketErrors.invalidDecimals, {
-      message: `Invalid decimals: ${field} is ${given} but ${token.symbol} has ${token.decimals}`,
-    })
-  }
+export function checkTokenDecimals(token: MarketToken, given: number | undefined, role: TokenRole): void {
+  if (given === undefined || given === token.decimals) return
+  throw new ApiError(marketErrors.invalidDecimals, {
+    message: `Invalid decimals: ${role}Decimals is ${given} but ${token.symbol} has ${token.decimals}`,
+  })
+}
+
+/**
+ * A token address the chain does not list cannot be priced without its decimals: that refusal names the missing
+ * parameter first (with the decimals sent, the token is refused as not supported).
+ */
+export function requireDecimalsOfUnlisted(chain: ChainVenue, value: string, given: number | undefined, role: TokenRole): void {
+  if (given !== undefined || !addressPattern.test(value)) return
+  const lower = value.toLowerCase()
+  if (lower === nativeTokenWire || lower === zeroAddress || chain.tokenByAddress(lower)) return
+  throw new ApiError(marketErrors.invalidDecimals, {
+    message: `Invalid decimals: ${role}Decimals is required for ${role}Token ${value}, which network ${chain.chainId} does not list (GET /tokens/${chain.chainId}); send the token's decimals`,
+  })
 }
 
 function nativeToken(chain: ChainVenue): MarketToken {

@@ -13,9 +13,6 @@ export const routerByVersion = {
 
 export type RouteVersion = keyof typeof routerByVersion
 
-/** The anonymous partner's fee in percent (1 bps), as production reports it in `partnerFee`. */
-export const defaultPartnerFeePercent = 0.01
-
 /** The contract method of a v6.2 route filled from a market maker's firm quote (production's name for RFQ fills). */
 export const rfqContractMethod = 'swapOnAugustusRFQTryBatchFill'
 
@@ -82,6 +79,8 @@ export const priceRouteSchema = z.object({
   partnerFee: z.number(),
   srcUSD: z.string(),
   destUSD: z.string(),
+  /** SELL: destAmount less the partner fee the router charges (partnerFeeBps of the quote); BUY: destAmount. */
+  destAmountAfterFee: z.string(),
   partner: z.string(),
   maxImpactReached: z.boolean(),
   others: z.array(otherExchangePriceSchema).optional(),

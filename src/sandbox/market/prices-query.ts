@@ -30,10 +30,13 @@ export const pricesQuerySchema = z.object({
   /** Dash-separated tokens (addresses or symbols), at most 4. */
   route: z.string().max(1000).optional(),
   partner: z.string().min(1).max(100).default('anon'),
+  /** The partner's own fee on top of the registered one (200 = 2 %): `partnerFee` and `destAmountAfterFee` include it. */
+  partnerFeeBps: integerParam({ max: 200 }).optional(),
   /** Percent. */
   maxImpact: numberParam().default(15),
   receiver: addressParam.optional(),
-  // Transfer taxes: validated; the sandbox tokens charge none, so they do not change the route.
+  // Transfer taxes the caller declares for the tokens (transfer-taxes.ts): the route's amounts are what the user
+  // sends and receives after them. The sandbox's own tokens charge none.
   srcTokenTransferFee: basisPointsParam.optional(),
   destTokenTransferFee: basisPointsParam.optional(),
   srcTokenDexTransferFee: basisPointsParam.optional(),

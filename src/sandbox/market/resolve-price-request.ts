@@ -4,7 +4,7 @@ import type { ChainVenue } from '../venue/chain-venue.js'
 import type { SandboxVenue } from '../venue/sandbox-venue.js'
 import { exchangeNames, filterPoolsByExchange, makerExchangeName } from './exchanges.js'
 import { marketErrors } from './market-errors.js'
-import { checkTokenDecimals, type MarketToken, resolveMarketToken } from './market-token.js'
+import { checkTokenDecimals, type MarketToken, requireDecimalsOfUnlisted, resolveMarketToken } from './market-token.js'
 import type { PricesQuery } from './prices-query.js'
 import type { PoolState } from './route-finder.js'
 import { requireRunningChain } from './running-chain.js'
@@ -24,10 +24,12 @@ export type PriceRequest = {
 
 export function resolvePriceRequest(venue: SandboxVenue, query: PricesQuery): PriceRequest {
   const chain = requireRunningChain(venue, query.network)
+  requireDecimalsOfUnlisted(chain, query.srcToken, query.srcDecimals, 'src')
+  requireDecimalsOfUnlisted(chain, query.destToken, query.destDecimals, 'dest')
   const src = resolveMarketToken(chain, query.srcToken, 'src')
   const dest = resolveMarketToken(chain, query.destToken, 'dest')
-  checkTokenDecimals(src, query.srcDecimals, query.srcToken, 'src')
-  checkTokenDecimals(dest, query.destDecimals, query.destToken, 'dest')
+  checkTokenDecimals(src, query.srcDecimals, 'src')
+  checkTokenDecimals(dest, query.destDecimals, 'dest')
   if (src.poolToken === dest.poolToken) {
     if (src.native !== dest.native) {
       throw new ApiError(marketErrors.noRoutes, {

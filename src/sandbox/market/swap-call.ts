@@ -4,12 +4,16 @@ import { getContractArtifact } from '../contracts/compile.js'
 import { ApiError } from '../server/api-error.js'
 import { marketErrors } from './market-errors.js'
 import { nativeTokenWire } from './market-token.js'
+import { partnerFeeOn } from './partner-fee.js'
 import type { PriceRouteJson } from './price-route.js'
+import { describeSwapOptions, type PartnerCharge, planPartnerCharge, routerSwapOptions } from './swap-options.js'
 import type { PartnerOptions } from './transactions-request.js'
 
 /** What the caller asks of a build besides the route (body of POST /transactions, or GET /swap's query). */
 export type SwapIntent = PartnerOptions & {
   userAddress: Address
+  /** The account that sends the transaction when `userAddress` is an intermediary contract calling the router. */
+  txOrigin?: Address | undefined
   receiver?: Address | undefined
   srcAmount?: bigint | undefined
   destAmount?: bigint | undefined
@@ -17,7 +21,7 @@ export type SwapIntent = PartnerOptions & {
   slippage?: number | undefined
   /** Unix seconds. */
   deadline?: number | undefined
-  /** Signed permit of the source token to the router (hex), applied by the sandbox before the swap. */
+  /** Signed permit of the source token (hex): EIP-2612 / DAI applied by the sandbox, Permit2 passed to the router. */
   permit?: Hex | undefined
 }
 
@@ -32,17 +36,19 @@ export type SwapCall = {
   srcNative: boolean
   /** Source token address (checksummed) unless native. */
   srcToken: Address
-  /** The most the router may take from the user. */
+  /** The most the router may take from the user (partner fee and surplus included). */
   maxSrcAmount: bigint
+  /** What a 96-byte Permit2 signature transfer must have signed for this call; undefined when none can back it. */
+  permit2Amount: bigint | undefined
 }
 
 const bps = 10_000n
 
 /** The amounts, recipient and deadline of a build, checked against the route (shared by pool and maker routes). */
 export type SwapTerms = {
-  /** SELL: the exact source; BUY: the most source the user pays. */
+  /** SELL: the exact source; BUY: the most source the user pays, partner fee included. */
   maxSrcAmount: bigint
-  /** SELL: the least destination the user accepts; BUY: the exact destination. */
+  /** SELL: the least destination the user accepts after the partner fee; BUY: the exact destination. */
   destAmount: bigint
   /** SELL: the exact source; BUY: the exact destination. */
   fixedAmount: bigint
@@ -51,11 +57,16 @@ export type SwapTerms = {
   beneficiary: Address
   /** Unix seconds; 0 means none. */
   deadline: bigint
+  /** The partner fee or surplus the router takes. */
+  charge: PartnerCharge
 }
 
-/** Checks the intent's rules (partner options, amounts, slippage, deadline) against the route. */
+/**
+ * Checks the intent's rules (partner options, amounts, slippage, deadline) against the route. A slippage bound is
+ * taken on the quote net of the partner fee: SELL on destAmount less the fee, BUY on srcAmount plus the fee.
+ */
 export function checkSwapTerms(route: PriceRouteJson, intent: SwapIntent, nowSeconds: number): SwapTerms {
-  checkPartnerOptions(route, intent)
+  const charge = planPartnerCharge(route, intent)
   if (intent.deadline !== undefined && intent.deadline < nowSeconds) {
     throw new ApiError(marketErrors.invalidDeadline, {
       message: `Invalid deadline: ${intent.deadline} is before the sandbox's current time ${nowSeconds} (unix seconds)`,
@@ -65,62 +76,60 @@ export function checkSwapTerms(route: PriceRouteJson, intent: SwapIntent, nowSec
   const deadline = BigInt(intent.deadline ?? 0) // 0: no deadline, like production's v6.2 calls
   if (route.side === 'SELL') {
     const srcAmount = fixedAmount(route, intent, 'src')
-    const minDestAmount = boundAmount(route, intent, 'dest')
-    return { maxSrcAmount: srcAmount, destAmount: minDestAmount, fixedAmount: srcAmount, boundAmount: minDestAmount, beneficiary, deadline }
+    const quotedDest = BigInt(route.destAmount)
+    const minDestAmount = boundAmount(route, intent, 'dest', quotedDest - partnerFeeOn(quotedDest, charge.feeBps))
+    return {
+      maxSrcAmount: srcAmount,
+      destAmount: minDestAmount,
+      fixedAmount: srcAmount,
+      boundAmount: minDestAmount,
+      beneficiary,
+      deadline,
+      charge,
+    }
   }
   const destAmount = fixedAmount(route, intent, 'dest')
-  const maxSrcAmount = boundAmount(route, intent, 'src')
-  return { maxSrcAmount, destAmount, fixedAmount: destAmount, boundAmount: maxSrcAmount, beneficiary, deadline }
+  const quotedSrc = BigInt(route.srcAmount)
+  const maxSrcAmount = boundAmount(route, intent, 'src', quotedSrc + partnerFeeOn(quotedSrc, charge.feeBps))
+  return { maxSrcAmount, destAmount, fixedAmount: destAmount, boundAmount: maxSrcAmount, beneficiary, deadline, charge }
 }
 
-/** Checks the intent's rules and encodes the v6.2 router call along the route's pools. */
-export function planSwapCall(route: PriceRouteJson, intent: SwapIntent, nowSeconds: number): SwapCall {
-  const { maxSrcAmount, destAmount, beneficiary, deadline } = checkSwapTerms(route, intent, nowSeconds)
+/**
+ * Checks the intent's rules and encodes the v6.2 router call along the route's pools: the plain call, or with the
+ * router's SwapOptions when the build charges a partner fee, collects surplus or carries a Permit2 payload.
+ */
+export function planSwapCall(route: PriceRouteJson, intent: SwapIntent, nowSeconds: number, permit2?: Hex): SwapCall {
+  const { maxSrcAmount, destAmount, beneficiary, deadline, charge } = checkSwapTerms(route, intent, nowSeconds)
   const srcNative = route.srcToken === nativeTokenWire
   const srcToken = srcNative ? nativeTokenPlaceholder : getAddress(route.srcToken)
   const destToken = route.destToken === nativeTokenWire ? nativeTokenPlaceholder : getAddress(route.destToken)
-  const pools = route.bestRoute.flatMap((part) => part.swaps.map((swap) => getAddress(swap.swapExchanges[0]?.poolAddresses[0] ?? '')))
+  const swaps = route.bestRoute.flatMap((part) => part.swaps)
+  const pools = swaps.map((swap) => getAddress(swap.swapExchanges[0]?.poolAddresses[0] ?? ''))
+  // What the pools take and give; it differs from the route's amounts only by the declared transfer taxes.
+  const poolInput = BigInt(swaps[0]?.swapExchanges[0]?.srcAmount ?? route.srcAmount)
+  const poolOutput = BigInt(swaps.at(-1)?.swapExchanges[0]?.destAmount ?? route.destAmount)
+  const sell = route.side === 'SELL'
+  const options = routerSwapOptions(charge, { quotedAmount: sell ? poolOutput : poolInput, exactOut: false, permit2 })
   const abi = getContractArtifact('MarketRouter').abi
-  if (route.side === 'SELL') {
-    const args = [srcToken, destToken, maxSrcAmount, destAmount, pools, beneficiary, deadline] as const
-    return {
-      functionName: 'swapExactAmountIn',
-      params: namedParams(['srcToken', 'destToken', 'srcAmount', 'minDestAmount', 'pools', 'beneficiary', 'deadline'], args),
-      data: encodeFunctionData({ abi, functionName: 'swapExactAmountIn', args }),
-      value: srcNative ? maxSrcAmount : 0n,
-      srcNative,
-      srcToken,
-      maxSrcAmount,
-    }
-  }
-  const args = [srcToken, destToken, maxSrcAmount, destAmount, pools, beneficiary, deadline] as const
+  const functionName = sell ? 'swapExactAmountIn' : 'swapExactAmountOut'
+  const names = sell
+    ? ['srcToken', 'destToken', 'srcAmount', 'minDestAmount', 'pools', 'beneficiary', 'deadline']
+    : ['srcToken', 'destToken', 'maxSrcAmount', 'destAmount', 'pools', 'beneficiary', 'deadline']
+  // On a BUY the router buys what the pools must give, so the user gets destAmount after declared taxes.
+  const args = [srcToken, destToken, maxSrcAmount, sell ? destAmount : poolOutput, pools, beneficiary, deadline] as const
   return {
-    functionName: 'swapExactAmountOut',
-    params: namedParams(['srcToken', 'destToken', 'maxSrcAmount', 'destAmount', 'pools', 'beneficiary', 'deadline'], args),
-    data: encodeFunctionData({ abi, functionName: 'swapExactAmountOut', args }),
+    functionName,
+    params: {
+      ...namedParams(names, args),
+      ...(options ? { options: describeSwapOptions(options) } : {}),
+    },
+    data: encodeFunctionData({ abi, functionName, args: options ? [...args, options] : args }),
     value: srcNative ? maxSrcAmount : 0n,
     srcNative,
     srcToken,
     maxSrcAmount,
+    permit2Amount: maxSrcAmount,
   }
-}
-
-/** Fee and surplus options need a named partner: the anonymous one may not set them. */
-function checkPartnerOptions(route: PriceRouteJson, intent: SwapIntent): void {
-  const partner = intent.partner ?? route.partner
-  if (partner !== 'anon') return
-  const requested = [
-    intent.partnerAddress !== undefined && 'partnerAddress',
-    (intent.partnerFeeBps ?? 0) > 0 && 'partnerFeeBps',
-    intent.takeSurplus && 'takeSurplus',
-    intent.isSurplusToUser && 'isSurplusToUser',
-    intent.isDirectFeeTransfer && 'isDirectFeeTransfer',
-    !intent.isCapSurplus && 'isCapSurplus=false',
-  ].filter((option): option is string => typeof option === 'string')
-  if (requested.length === 0) return
-  throw new ApiError(marketErrors.partnerNotAllowed, {
-    message: `Partner not allowed: the anonymous partner "anon" cannot use ${requested.join(', ')}; send your partner name`,
-  })
 }
 
 /** The side's fixed amount (srcAmount on SELL, destAmount on BUY): required, and equal to the route's. */
@@ -141,8 +150,8 @@ function fixedAmount(route: PriceRouteJson, intent: SwapIntent, which: 'src' | '
   return given
 }
 
-/** The other side's bound: minimum out on SELL, maximum in on BUY, given directly or from slippage on the quote. */
-function boundAmount(route: PriceRouteJson, intent: SwapIntent, which: 'src' | 'dest'): bigint {
+/** The other side's bound: minimum out on SELL, maximum in on BUY, given directly or from slippage on `quoted`. */
+function boundAmount(route: PriceRouteJson, intent: SwapIntent, which: 'src' | 'dest', quoted: bigint): bigint {
   const field = `${which}Amount` as const
   const given = intent[field]
   if (given !== undefined && intent.slippage !== undefined) {
@@ -154,7 +163,6 @@ function boundAmount(route: PriceRouteJson, intent: SwapIntent, which: 'src' | '
       message: `Invalid amounts: ${route.side} needs ${field} (the ${which === 'dest' ? 'minimum to receive' : 'maximum to spend'}) or slippage (basis points)`,
     })
   }
-  const quoted = BigInt(route[field])
   const slippage = BigInt(intent.slippage)
   return which === 'dest' ? (quoted * (bps - slippage)) / bps : (quoted * (bps + slippage)) / bps
 }

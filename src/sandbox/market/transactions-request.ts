@@ -46,6 +46,7 @@ export const transactionsBodySchema = partnerOptionsSchema.extend({
   destAmount: amountParam().optional(),
   /** Basis points. */
   slippage: integerParam({ max: 10_000 }).optional(),
+  /** The account that sends the transaction when userAddress is the intermediary contract that calls the router. */
   txOrigin: addressParam.optional(),
   receiver: addressParam.optional(),
   permit: z
