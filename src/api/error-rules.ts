@@ -1,4 +1,5 @@
 import {
+  GasCostExceedsTradeAmountError,
   InvalidExternalOrderParamsError,
   InvalidProductiveOrderParamsError,
   InvalidSrcTokenError,
@@ -16,6 +17,7 @@ import {
   TwapDeadlineTooShortError,
   TwapSliceTooSmallError,
 } from './delta/delta-errors.js'
+import { gasCostExceedsTradeAmountTexts } from './delta/delta-price-refusal.js'
 import { ApiRequestError, ApiServerError, RateLimitedError, type ServiceAnswer } from './errors.js'
 import { InvalidPriceRouteError, InvalidTokenError, PartnerNotAllowedError, StalePriceRouteError } from './market/market-errors.js'
 import {
@@ -75,6 +77,7 @@ const rules: readonly Rule[] = [
   { messages: ['Stale priceRoute', 'StalePriceRoute'], create: (answer) => new StalePriceRouteError(answer) },
   { messages: ['Partner not allowed', 'PartnerNotAllowed'], create: (answer) => new PartnerNotAllowedError(answer) },
   { messages: ['ESTIMATED_LOSS_GREATER_THAN_MAX_IMPACT'], create: (answer) => new PriceImpactTooHighError(answer) },
+  { messages: gasCostExceedsTradeAmountTexts, create: (answer) => new GasCostExceedsTradeAmountError(answer) },
   { messages: ['Order not found'], create: (answer) => new OrderNotFoundError(answer) },
 ]
 

@@ -2,9 +2,10 @@ import type { Address } from 'viem'
 import type { ApiClient } from '../api/client.js'
 import type { DeltaPrice } from '../api/delta/delta-price-schema.js'
 import { getDeltaPrices } from '../api/delta/get-delta-prices.js'
-import { getQuote } from '../api/get-quote.js'
+import { type FallbackReason, getQuote } from '../api/get-quote.js'
 import { getMarketPrices } from '../api/market/get-market-prices.js'
 import type { MarketPriceRoute } from '../api/market/price-route-schema.js'
+import { DeltaFallbackError } from './mode/delta-fallback.js'
 
 export type TradeRequest = {
   chainId: number
@@ -23,9 +24,15 @@ export type TradeQuotes = {
   market: { route: MarketPriceRoute } | { error: Error } | undefined
   /** The mode the trade would use: the requested one, or the service's choice for `all`. */
   chosen: 'delta' | 'market' | undefined
+  /** Why the unified quote (`all`) answered Market: Delta could not price this trade. */
+  fallbackReason?: FallbackReason | undefined
 }
 
-/** Prices a trade in each mode asked for (a failure is kept, not thrown) and names the mode that would execute it. */
+/**
+ * Prices a trade in each mode asked for (a failure is kept, not thrown) and names the mode that would execute it.
+ * When the unified quote falls back to Market, Delta is not available for this trade: its price (if one was answered
+ * separately) is replaced by a DeltaFallbackError, so no mode choice picks it.
+ */
 export async function quoteTrade(api: ApiClient, trade: TradeRequest): Promise<TradeQuotes> {
   const crosschain = trade.destChainId !== trade.chainId
   const wantDelta = trade.mode !== 'market'
@@ -52,14 +59,18 @@ export async function quoteTrade(api: ApiClient, trade: TradeRequest): Promise<T
         )
       : undefined,
   ])
-  let chosen: TradeQuotes['chosen']
-  if (trade.mode === 'delta') chosen = delta && 'price' in delta ? 'delta' : undefined
-  else if (trade.mode === 'market') chosen = market && 'route' in market ? 'market' : undefined
-  else {
-    const unified = await settle(getQuote(api, { mode: 'ALL', ...deltaQuery(trade) }))
-    chosen = 'mode' in unified ? unified.mode : undefined
+  if (trade.mode === 'delta') return { delta, market, chosen: delta && 'price' in delta ? 'delta' : undefined }
+  if (trade.mode === 'market') return { delta, market, chosen: market && 'route' in market ? 'market' : undefined }
+  const unified = await settle(getQuote(api, { mode: 'ALL', ...deltaQuery(trade) }))
+  if (!('mode' in unified)) return { delta, market, chosen: undefined }
+  if (unified.mode === 'delta' || !unified.fallbackReason) return { delta, market, chosen: unified.mode }
+  const { fallbackReason } = unified
+  return {
+    delta: delta && 'price' in delta ? { error: new DeltaFallbackError(fallbackReason) } : delta,
+    market,
+    chosen: 'market',
+    fallbackReason,
   }
-  return { delta, market, chosen }
 }
 
 /** The query Delta prices and the unified quote share. */

@@ -362,7 +362,7 @@ describe('signing', () => {
       const signed = await signRfqOrder(account, order, await rfqOf())
       const answer = await request(sandbox().url, 'POST', `/ft/p2p/${chainId}/`, otcOrderBody(order, signed.signature))
       expect(answer.status, answer.text).toBe(200)
-      expect((answer.json as { orderHash: string }).orderHash).toBe(signed.orderHash)
+      expect((answer.json as { order: { orderHash: string } }).order.orderHash).toBe(signed.orderHash)
     })
 
     it('refuses an order whose maker is not the signer', async () => {

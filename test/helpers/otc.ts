@@ -105,9 +105,11 @@ export async function postOtcOrder(sandbox: RunningSandbox, makerIndex: number, 
 
 export type OtcOrderJson = Record<string, unknown> & { orderHash: Hex; state: string }
 
+/** The stored order of an answer: POST /ft/p2p wraps it as `{ order }` (as the real service does); GET /ft/order answers it bare. */
 export function asOtcOrder(answer: HttpAnswer): OtcOrderJson {
   if (answer.status !== 200) throw new Error(`expected 200, received ${answer.status}: ${answer.text}`)
-  return answer.json as OtcOrderJson
+  const json = answer.json as Record<string, unknown>
+  return ('order' in json && !('orderHash' in json) ? json.order : json) as OtcOrderJson
 }
 
 /** Reads the order until `accept` holds (polling real time; the sandbox's background loop moves it). */

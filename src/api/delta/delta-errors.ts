@@ -174,3 +174,18 @@ export class OrderAlreadySettledError extends ApiRequestError {
     })
   }
 }
+
+/**
+ * Delta cannot take this amount: the gas an agent spends to settle it is worth more than the trade
+ * (`GasCostExceedsTradeAmount`). Operational: trade a larger amount or use Market; the unified quote in mode ALL
+ * falls back to Market for the same reason.
+ */
+export class GasCostExceedsTradeAmountError extends ApiRequestError {
+  override name = 'GasCostExceedsTradeAmountError' as const
+  constructor(answer: ServiceAnswer) {
+    super(answer, {
+      shortMessage: 'Delta cannot take this amount: its settlement gas is worth more than the trade',
+      hint: 'Trade a larger amount through Delta, or use Market for this size (getQuote with mode ALL falls back to it).',
+    })
+  }
+}

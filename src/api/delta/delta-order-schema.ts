@@ -17,13 +17,17 @@ import { jsonObjectSchema } from '../json.js'
 
 export const deltaOrderTypeSchema = z.enum(['MARKET', 'LIMIT'])
 
-/** One side of the order. SELL: input has `amount`, output `expectedAmount` / `executedAmount`; BUY the other way round. */
+/**
+ * One side of the order. SELL: input has `amount`, output `expectedAmount` / `executedAmount` (and `minAmount`, the
+ * signed destAmount, where the service sends it); BUY the other way round.
+ */
 const orderLegSchema = z.object({
   chainId: wireChainIdSchema,
   token: wireAddressSchema,
   amount: wireAmountSchema.optional(),
   expectedAmount: wireNullableAmountSchema.optional(),
   executedAmount: wireNullableAmountSchema.optional(),
+  minAmount: wireAmountSchema.optional(),
 })
 
 const orderTransactionSchema = z.object({

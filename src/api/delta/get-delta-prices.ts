@@ -36,7 +36,10 @@ export type GetDeltaPricesParameters = RequestOptions & {
 
 export type GetDeltaPricesReturnType = DeltaPrice
 
-/** GET /v2/delta/prices: the recommended route (and crosschain alternatives) of a Delta swap, and the spender to approve. */
+/**
+ * GET /v2/delta/prices: the recommended route (and crosschain alternatives) of a Delta swap, and the spender to
+ * approve. An amount whose settlement gas is worth more than the trade throws GasCostExceedsTradeAmountError.
+ */
 export function getDeltaPrices(client: ApiClient, parameters: GetDeltaPricesParameters): Promise<GetDeltaPricesReturnType> {
   const { signal, timeoutMs, partner, ...query } = parameters
   return client.request(

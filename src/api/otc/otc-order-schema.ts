@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { hashSchema, hexSchema, integerSchema, wireAddressSchema, wireAmountSchema, wireChainIdSchema } from '../../domain/wire-fields.js'
+import {
+  hashSchema,
+  hexSchema,
+  integerSchema,
+  issueMessage,
+  wireAddressSchema,
+  wireAmountSchema,
+  wireChainIdSchema,
+} from '../../domain/wire-fields.js'
 
 export const otcOrderStates = ['DRAFT', 'PENDING', 'FULFILLED', 'CANCELLED', 'SUSPENDED', 'EXPIRED'] as const
 
@@ -43,3 +51,19 @@ export const otcOrderSchema = z.object({
 })
 
 export type OtcOrder = z.output<typeof otcOrderSchema>
+
+const wrappedOtcOrderSchema = z.object({ order: otcOrderSchema }).transform(({ order }) => order)
+
+/**
+ * The answer of POST /ft/p2p/{chainId}/: the real service wraps the stored order as `{ order }` (the official SDK
+ * reads `response.order`), section 2.6 shows it bare; both are read, and a bad field is named by its path in the form
+ * that was sent.
+ */
+export const postedOtcOrderSchema = z.unknown().transform((value, context): OtcOrder => {
+  const wrapped = typeof value === 'object' && value !== null && !Array.isArray(value) && 'order' in value && !('orderHash' in value)
+  const parsed = (wrapped ? wrappedOtcOrderSchema : otcOrderSchema).safeParse(value, { reportInput: true })
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues)
+    context.addIssue({ code: 'custom', message: issueMessage(issue), path: issue.path, input: issue.input })
+  return z.NEVER
+})

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import type { RfqOrder } from '../../protocol/rfq-order.js'
 import type { ApiClient, RequestOptions } from '../client.js'
-import { type OtcOrder, otcOrderSchema } from './otc-order-schema.js'
+import { type OtcOrder, postedOtcOrderSchema } from './otc-order-schema.js'
 
 export type PostOtcOrderParameters = RequestOptions & {
   /** Must be the chainId of the signed EIP-712 domain. */
@@ -16,7 +16,10 @@ export type PostOtcOrderParameters = RequestOptions & {
 
 export type PostOtcOrderReturnType = OtcOrder
 
-/** POST /ft/p2p/{chainId}/: posts a maker-signed P2P order (no gas spent); answers the stored order and its state. */
+/**
+ * POST /ft/p2p/{chainId}/: posts a maker-signed P2P order (no gas spent); answers the stored order and its state (read
+ * from `{ order }` as the service wraps it, or bare as section 2.6 shows it).
+ */
 export function postOtcOrder(
   client: ApiClient,
   { signal, timeoutMs, chainId, order, signature, permitMakerAsset }: PostOtcOrderParameters,
@@ -41,6 +44,6 @@ export function postOtcOrder(
       signal,
       timeoutMs,
     },
-    otcOrderSchema,
+    postedOtcOrderSchema,
   )
 }

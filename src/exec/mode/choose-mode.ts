@@ -1,4 +1,6 @@
+import { GasCostExceedsTradeAmountError } from '../../api/delta/delta-errors.js'
 import { ModeUnavailableError } from '../../chain/spender.js'
+import { DeltaFallbackError } from './delta-fallback.js'
 import {
   type DeltaQuoteFields,
   type GasPricing,
@@ -132,7 +134,15 @@ function advantageBps(side: Side, deltaNet: bigint, marketNet: bigint): number |
 function deltaFigures(delta: ChooseModeParameters['delta'], side: Side): ModeFigures {
   if (delta === undefined) return { status: 'unavailable', why: 'no Delta quote (Delta is not available on this chain)' }
   if ('error' in delta) {
-    if (delta.error instanceof ModeUnavailableError) return { status: 'unavailable', why: delta.error.shortMessage }
+    // The chain has no Delta, or the service says Delta cannot take this trade (its gas exceeds the amount, or the
+    // unified quote fell back to Market): Delta is not available here, rather than refusing a request to change.
+    if (
+      delta.error instanceof ModeUnavailableError ||
+      delta.error instanceof GasCostExceedsTradeAmountError ||
+      delta.error instanceof DeltaFallbackError
+    ) {
+      return { status: 'unavailable', why: delta.error.shortMessage }
+    }
     return { status: 'refused', why: errorText(delta.error) }
   }
   return { status: 'quoted', ...netDeltaAmount(delta.price, side) }

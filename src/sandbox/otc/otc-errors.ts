@@ -18,6 +18,13 @@ export const otcErrors = defineApiErrors({
     cause: 'chainId is not a chain this sandbox runs.',
     fix: 'Use a chain id listed in /resources/contracts.json.',
   },
+  unsupportedChainList: {
+    endpoint: 'GET /ft/p2p/{chainId}/maker/{account}, GET /ft/p2p/{chainId}/taker/{account}',
+    status: 422,
+    message: 'Unsupported chain',
+    cause: 'chainId is not a chain this sandbox runs.',
+    fix: 'Use a chain id listed in /resources/contracts.json.',
+  },
   invalidSignature: {
     endpoint: postOrder,
     status: 400,

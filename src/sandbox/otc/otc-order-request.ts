@@ -57,7 +57,6 @@ export const orderHashParamsSchema = z.object({
     .transform((value) => value.toLowerCase() as Hex),
 })
 
-export const fillableBalanceParamsSchema = chainIdParamsSchema.extend({
-  account: addressSchema,
-  token: addressSchema.optional(),
-})
+export const accountParamsSchema = chainIdParamsSchema.extend({ account: addressSchema })
+
+export const fillableBalanceParamsSchema = accountParamsSchema.extend({ token: addressSchema.optional() })

@@ -17,6 +17,11 @@ export class OtcOrderStore {
     return this.#byHash.get(orderHash.toLowerCase())
   }
 
+  /** Every order of a chain, in any state. */
+  onChain(chainId: number): StoredOtcOrder[] {
+    return [...this.#byHash.values()].filter((order) => order.chainId === chainId)
+  }
+
   /** Orders of a chain still PENDING or SUSPENDED. */
   live(chainId: number): StoredOtcOrder[] {
     return [...this.#byHash.values()].filter((order) => order.chainId === chainId && liveOtcStates.has(order.state))

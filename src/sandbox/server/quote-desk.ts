@@ -24,16 +24,26 @@ const quoteErrors = defineApiErrors({
 })
 
 const quoteQuerySchema = z.looseObject({
-  mode: z.enum(['ALL', 'DELTA', 'MARKET']).default('ALL'),
+  // The document writes the modes in upper case; the official SDK sends them in lower case (`delta`, `market`, `all`).
+  mode: z
+    .string()
+    .transform((mode) => mode.toUpperCase())
+    .pipe(
+      z.enum(['ALL', 'DELTA', 'MARKET'], {
+        error: (issue) => `expected ALL, DELTA or MARKET (any case), received ${JSON.stringify(issue.input)}`,
+      }),
+    )
+    .default('ALL'),
   chainId: z.coerce.number().int().positive(),
   destChainId: z.coerce.number().int().positive().optional(),
   side: z.enum(['SELL', 'BUY']).default('SELL'),
 })
 
 /**
- * `GET /v2/quote`: a Delta intent or a Market route in one call. With `mode=ALL` the sandbox prices both and answers
- * with the better one net of gas (`delta` or `market` at the top level); when Delta cannot price, it falls back to
- * Market and says why in `fallbackReason`.
+ * `GET /v2/quote`: a Delta intent or a Market route in one call (`mode` in any case: the SDK sends `all`). With
+ * `mode=ALL` the sandbox prices both and answers with the better one net of gas (`delta` or `market` at the top
+ * level); when Delta cannot price (an unsupported chain, an amount below its settlement gas), it falls back to Market
+ * and says why in `fallbackReason` (`{ errorType: "GasCostExceedsTradeAmount", details }` for the latter).
  */
 export function createQuoteDesk(sources: QuoteSources): SandboxDesk {
   return {
@@ -56,8 +66,7 @@ export function createQuoteDesk(sources: QuoteSources): SandboxDesk {
         const [delta, market] = await Promise.allSettled([sources.priceDelta(forward), sources.priceMarket(marketQuery())])
         if (delta.status === 'rejected') {
           if (market.status === 'rejected') throw delta.reason
-          const reason = delta.reason as Error
-          return { market: market.value, fallbackReason: { errorType: errorTypeOf(reason), details: reason.message } }
+          return { market: market.value, fallbackReason: fallbackReasonOf(delta.reason as Error) }
         }
         if (market.status === 'rejected') return { delta: delta.value }
         return deltaIsBetter(delta.value, market.value, query.side) ? { delta: delta.value } : { market: market.value }
@@ -75,6 +84,17 @@ function deltaIsBetter(delta: DeltaPrice, market: MarketRoute, side: 'SELL' | 'B
   }
   const marketCost = Number(market.srcAmount) * (1 + gasShare(market.srcUSD))
   return Number(delta.route.origin.input.amount) <= marketCost
+}
+
+/**
+ * Why Delta could not price: the error's own `{ errorType, details }` when it carries the service's pair (as
+ * `GasCostExceedsTradeAmount` does), else a code derived from the documented message and the whole message.
+ */
+function fallbackReasonOf(error: Error): { errorType: string; details: string } {
+  if (error instanceof ApiError && typeof error.extra.errorType === 'string') {
+    return { errorType: error.extra.errorType, details: typeof error.extra.details === 'string' ? error.extra.details : error.message }
+  }
+  return { errorType: errorTypeOf(error), details: error.message }
 }
 
 /** An error code in the OpenAPI's style (`UnsupportedChain`) from the documented message that opens the error text. */

@@ -36,6 +36,16 @@ export const deltaErrors = defineApiErrors({
     cause: 'A token is not whitelisted on its chain.',
     fix: 'Use a token of the sandbox (the `tokens` of `deltaflow sandbox --json`), or the native placeholder.',
   },
+  gasCostExceedsTradeAmount: {
+    endpoint: `${prices}, GET /v2/quote`,
+    status: 400,
+    message: 'Gas cost exceeds trade amount',
+    cause:
+      'The gas an agent spends to settle the order (`fees.gas`) is worth at least as much as the trade. The body also carries ' +
+      'the real service\'s `errorType: "GasCostExceedsTradeAmount"` and `details`; GET /v2/quote with mode=ALL falls back to Market ' +
+      'with them as `fallbackReason`.',
+    fix: 'Trade a larger amount, or use Market (mode=MARKET or ALL).',
+  },
   maxImpact: {
     endpoint: prices,
     status: 400,

@@ -4,7 +4,7 @@ import { formatDateTime } from './wire.js'
 
 type SideAmountJson =
   | { chainId: number; token: string; amount: string }
-  | { chainId: number; token: string; expectedAmount: string; executedAmount: string }
+  | { chainId: number; token: string; expectedAmount: string; executedAmount: string; minAmount?: string }
 
 export type DeltaOrderJson = {
   id: string
@@ -33,7 +33,8 @@ export type DeltaOrderJson = {
 
 /**
  * A stored order as every order endpoint returns it (section 2.2): SELL fixes the input amount and reports the
- * output's expected and executed amounts, BUY the other way round. A crosschain output is the bridged token on the
+ * output's expected and executed amounts, and `minAmount` (the signed destAmount, as the official SDK's order type
+ * carries it), BUY the other way round. A crosschain output is the bridged token on the
  * destination chain. `chainId`, `partiallyFillable`, `referrerAddress`, `includeAgents` and `excludeAgents` are
  * fields the real service's order objects also carry.
  */
@@ -57,7 +58,13 @@ export function formatDeltaOrder(order: StoredDeltaOrder): DeltaOrderJson {
         : { chainId: order.chainId, token: srcToken, expectedAmount: expected, executedAmount: order.filledSrcAmount.toString() },
     output:
       order.side === 'SELL'
-        ? { chainId: order.destChainId, token: destToken, expectedAmount: expected, executedAmount: order.filledDestAmount.toString() }
+        ? {
+            chainId: order.destChainId,
+            token: destToken,
+            expectedAmount: expected,
+            executedAmount: order.filledDestAmount.toString(),
+            ...(facts.minDestAmount === undefined ? {} : { minAmount: facts.minDestAmount.toString() }),
+          }
         : { chainId: order.destChainId, token: destToken, amount: fixed },
     owner: order.owner.toLowerCase(),
     beneficiary: order.beneficiary.toLowerCase(),

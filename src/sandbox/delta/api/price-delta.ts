@@ -94,13 +94,16 @@ export async function priceDelta({ venue }: DeltaApiContext, query: unknown): Pr
         ? `no active bridge lane from chain ${chain.chainId} to ${destChain.chainId} for these tokens`
         : 'no liquidity for this pair and amount',
     )
+  checkGasCost(best, request.side)
   checkImpact(best, request.maxImpact, request.maxUSDImpact)
 
   const price: PriceV2Json = {
     id: randomUUID(),
     side: request.side,
-    inputToken: { chainId: chain.chainId, address: src.wireAddress },
-    outputToken: { chainId: destChain.chainId, address: dest.wireAddress },
+    // The tokens in lowercase, the native placeholder too (as the real answers write them); the route keeps the
+    // caller's spelling of the native asset, which the build checks (`Invalid srcToken`).
+    inputToken: { chainId: chain.chainId, address: src.wireAddress.toLowerCase() },
+    outputToken: { chainId: destChain.chainId, address: dest.wireAddress.toLowerCase() },
     route: best.json,
     partner: { name: fee.name, feePercent: fee.feePercent },
     spender: delta.toLowerCase(),
@@ -136,6 +139,24 @@ function sameChainRoutes({ chain, src, dest, amount, side, feeBps, agents, gas, 
       lossUsd: leg.lossUsd,
     },
   ]
+}
+
+/**
+ * The real service refuses a Delta price whose settlement gas is worth at least the trade (`GasCostExceedsTradeAmount`,
+ * as recorded by the official SDK's tests). The trade's worth is its fixed side: the input of a SELL, the output of a
+ * BUY. A token without a USD price is not judged.
+ */
+function checkGasCost(route: RouteCandidate, side: 'SELL' | 'BUY'): void {
+  const fixed = side === 'SELL' ? route.json.origin.input : route.json.destination.output
+  const tradeUsd = Number(fixed.amountUSD)
+  const gasUsd = Number(route.json.fees.gas.amountUSD)
+  if (!(tradeUsd > 0) || gasUsd < tradeUsd) return
+  throw new ApiError(deltaErrors.gasCostExceedsTradeAmount, {
+    message:
+      `${deltaErrors.gasCostExceedsTradeAmount.message}: settling costs ${route.json.fees.gas.amount} wei of gas (${gasUsd} USD), ` +
+      `the trade is worth ${tradeUsd} USD; trade more, or use Market`,
+    extra: { errorType: 'GasCostExceedsTradeAmount', details: deltaErrors.gasCostExceedsTradeAmount.message },
+  })
 }
 
 function checkImpact(route: RouteCandidate, maxImpact: number, maxUsdImpact: number | undefined): void {

@@ -58,6 +58,8 @@ export type StructFacts = {
   fixedAmount: bigint
   /** SELL: destination expected (TWAP: the minimum of all slices); BUY: source expected (TWAP: the maximum). */
   expectedAmount: bigint
+  /** SELL: the least destination amount the signature accepts (the signed destAmount; TWAP: all slices); BUY: undefined. */
+  minDestAmount: bigint | undefined
   destinationChainId: bigint
 }
 
@@ -77,6 +79,7 @@ export function structFacts(signed: SignedStruct): StructFacts {
         maxSrcAmount: order.srcAmount,
         fixedAmount: order.kind === 0 ? order.srcAmount : order.destAmount,
         expectedAmount: order.expectedAmount,
+        minDestAmount: order.kind === 0 ? order.destAmount : undefined,
         destinationChainId: order.bridge.destinationChainId,
       }
     }
@@ -93,6 +96,7 @@ export function structFacts(signed: SignedStruct): StructFacts {
         maxSrcAmount: order.srcAmount,
         fixedAmount: order.kind === 0 ? order.srcAmount : order.destAmount,
         expectedAmount: order.expectedAmount,
+        minDestAmount: order.kind === 0 ? order.destAmount : undefined,
         destinationChainId: 0n,
       }
     }
@@ -109,6 +113,7 @@ export function structFacts(signed: SignedStruct): StructFacts {
         maxSrcAmount: order.totalSrcAmount,
         fixedAmount: order.totalSrcAmount,
         expectedAmount: order.destAmountPerSlice * BigInt(order.numSlices),
+        minDestAmount: order.destAmountPerSlice * BigInt(order.numSlices),
         destinationChainId: order.bridge.destinationChainId,
       }
     }
@@ -125,6 +130,7 @@ export function structFacts(signed: SignedStruct): StructFacts {
         maxSrcAmount: order.maxSrcAmount,
         fixedAmount: order.totalDestAmount,
         expectedAmount: order.maxSrcAmount,
+        minDestAmount: undefined,
         destinationChainId: order.bridge.destinationChainId,
       }
     }
