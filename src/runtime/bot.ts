@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs'
+import type { CancelOutcome } from '../exec/executor/cancel-orders.js'
 import { createExecutor } from '../exec/executor/executor.js'
 import type { ExecutorContext } from '../exec/executor/executor-context.js'
 import type { Quote } from '../feed/quote.js'
@@ -13,6 +14,7 @@ import { BotStateError } from './bot-errors.js'
 import type { BotMetrics } from './bot-metrics.js'
 import { createOrderEventTracker } from './order-event-tracker.js'
 import { readBalances } from './read-balances.js'
+import { settleOrders } from './settle-order.js'
 import { createStrategyDispatch } from './strategy-dispatch.js'
 
 export type CreateBotParameters = {
@@ -30,6 +32,35 @@ export type CreateBotParameters = {
   metrics?: BotMetrics | undefined
   /** Intents are validated and logged, never executed: nothing is signed or sent (mode dry-run). */
   dryRun?: boolean | undefined
+  /**
+   * How long stop() follows the orders still CANCELLING after its last pass until they are final, in ms of the
+   * context's clock (the venue's). Default 10_000; 0 reconciles them once more.
+   */
+  stopWaitMs?: number | undefined
+}
+
+/** The default of `stopWaitMs`: ten seconds of the venue's clock. */
+export const defaultStopWaitMs = 10_000
+
+/** An order the bot left not final at stop: the next start (or `deltaflow reconcile`) follows it. */
+export type PendingOrderView = {
+  id: string
+  strategy: string | undefined
+  intentId: string
+  chainId: number
+  venueId: string | null
+  status: string
+}
+
+/** What stop() did about orders still CANCELLING once the strategies stopped. */
+export type BotStopReport = {
+  /** Orders CANCELLING after the last pass, followed until final. */
+  followed: number
+  /** Of those, the ones still not final when `stopWaitMs` was up. */
+  pending: PendingOrderView[]
+  /** Ms of the context's clock spent following them. */
+  waitedMs: number
+  stopWaitMs: number
 }
 
 export type BotStats = {
@@ -57,9 +88,10 @@ export type Bot = {
   start: () => Promise<void>
   /**
    * Unsubscribes, waits for handlers and executions in flight, stops the strategies (their intents still run), and
-   * reconciles once more.
+   * reconciles once more; orders then still CANCELLING (cancels on stop) are followed until final for `stopWaitMs`.
+   * Returns the orders still pending.
    */
-  stop: () => Promise<void>
+  stop: () => Promise<BotStopReport>
   stats: () => BotStats
 }
 
@@ -82,8 +114,12 @@ export function createBot({
   decimalsOf,
   metrics,
   dryRun = false,
+  stopWaitMs = defaultStopWaitMs,
   ...rest
 }: CreateBotParameters): Bot {
+  if (!Number.isFinite(stopWaitMs) || stopWaitMs < 0) {
+    throw new RangeError(`stopWaitMs expects a number of ms of at least 0, received ${stopWaitMs}`)
+  }
   const logger = (rest.logger ?? context.logger ?? createLogger({ level: 'silent' })).child({ unit: 'bot' })
   const executor = createExecutor(context)
   const tracker = createOrderEventTracker(
@@ -142,12 +178,47 @@ export function createBot({
     killSwitchEnforced = true
     logger.error({ reason: killSwitch.reason, cancelOpenOrders: killSwitch.cancelOpenOrders }, 'kill switch tripped: no new orders')
     try {
-      const cancelled = await executor.enforceKillSwitch()
-      if (cancelled.length > 0) logger.warn({ cancelled }, 'kill switch: open orders cancelled')
+      const outcomes = await executor.enforceKillSwitch()
+      if (outcomes.length > 0) logKillSwitchOutcomes(outcomes)
+      // Orders whose cancellation failed (a batch the venue refused) are tried again at the next pass.
+      if (outcomes.some((outcome) => outcome.outcome === 'failed')) killSwitchEnforced = false
     } catch (error) {
       killSwitchEnforced = false
       logger.error({ err: error }, 'kill switch: cancelling open orders failed; trying again at the next pass')
     }
+  }
+
+  /** One line for the whole cancellation (counts per outcome), and each order that failed with its reason. */
+  function logKillSwitchOutcomes(outcomes: readonly CancelOutcome[]): void {
+    const counts: Record<string, number> = {}
+    for (const outcome of outcomes) counts[outcome.outcome] = (counts[outcome.outcome] ?? 0) + 1
+    const failed = outcomes.filter((outcome) => outcome.outcome === 'failed').map(({ id, detail }) => ({ id, detail }))
+    if (failed.length > 0)
+      logger.error({ counts, failed }, 'kill switch: some open orders could not be cancelled; trying again at the next pass')
+    else logger.warn({ counts }, 'kill switch: open orders cancelled')
+  }
+
+  /** Follows the orders still CANCELLING until final, for `stopWaitMs` of the clock at most. */
+  async function followCancelling(): Promise<BotStopReport> {
+    const cancelling = context.journal.openOrders().filter((order) => order.status === 'CANCELLING')
+    if (cancelling.length === 0) return { followed: 0, pending: [], waitedMs: 0, stopWaitMs }
+    logger.info({ orders: cancelling.length, stopWaitMs }, 'following orders still CANCELLING until final')
+    const { pending, waitedMs } = await settleOrders(context, {
+      orderIds: cancelling.map((order) => order.id),
+      waitMs: stopWaitMs,
+      // About ten passes over the wait, in real ms, none closer than 50 ms nor further apart than the reconcile interval.
+      pollMs: Math.round(Math.max(50, Math.min(reconcileIntervalMs, stopWaitMs / clockSpeed(context.clock) / 10))),
+    })
+    const views = pending.map((order) => ({
+      id: order.id,
+      strategy: context.journal.getIntent(order.intentId)?.strategy,
+      intentId: order.intentId,
+      chainId: order.chainId,
+      venueId: order.venueId,
+      status: order.status,
+    }))
+    if (views.length > 0) logger.warn({ pending: views, stopWaitMs }, 'orders still not final at stop; the next start follows them')
+    return { followed: cancelling.length, pending: views, waitedMs, stopWaitMs }
   }
 
   /** The watched balances, read from the chains at one block per chain. */
@@ -212,8 +283,10 @@ export function createBot({
       await dispatch.settle()
       // What the last executions changed (cancels on stop, orders just placed) is in the journal before the bot ends.
       await reconcilePass()
+      const report = await followCancelling()
       state = 'stopped'
       logger.info({ stats: statsOf() }, 'bot stopped')
+      return report
     },
     stats: statsOf,
   }

@@ -17,6 +17,8 @@ export type OpenBotParameters<Venue extends EmbeddedVenue> = {
   logger: Logger
   env?: Readonly<Record<string, string | undefined>> | undefined
   startEmbedded?: StartEmbeddedVenue<Venue> | undefined
+  /** How long the bot's stop follows orders still CANCELLING, ms of the venue's clock (default: the bot's, 10 s). */
+  stopWaitMs?: number | undefined
 }
 
 /** A session with its bot: what `deltaflow run` starts and stops. */
@@ -41,6 +43,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
   logger,
   env,
   startEmbedded,
+  stopWaitMs,
 }: OpenBotParameters<Venue>): Promise<BotSession<Venue>> {
   const { config } = document
   const definitions = await loadStrategyDefinitions(document)
@@ -65,6 +68,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       logger,
       metrics,
       dryRun: config.mode === 'dry-run',
+      stopWaitMs,
     })
     if (config.ops.port !== undefined) {
       ops = await startOpsServer({

@@ -11,7 +11,11 @@ export type CreateKillSwitchParameters = {
   file?: string | undefined
   /** Trips the switch when received, e.g. SIGUSR2; it stays tripped until reset(). */
   signal?: NodeJS.Signals | undefined
-  /** Whether the executor should cancel every open order once tripped (default false: only stop new intents). */
+  /**
+   * Whether the executor should cancel every open order once tripped (default false: only stop new intents). The bot
+   * does it at its next reconciliation pass, Delta orders in signed batches of at most 100 per chain; orders whose
+   * batch the venue refused are tried again at the following pass.
+   */
   cancelOpenOrders?: boolean | undefined
   /** Defaults to the process. */
   signalSource?: SignalSource | undefined
