@@ -179,7 +179,7 @@ export class ApiClientConfigError extends BaseError {
   constructor(problem: string, details: Record<string, unknown>) {
     super(`Invalid API client configuration: ${problem}`, {
       details,
-      hint: 'Fix the options passed to createApiClient.',
+      hint: 'Fix the venue settings (url, rate limit, retries, timeouts) in the configuration.',
       errorClass: 'fatal',
     })
   }

@@ -31,7 +31,7 @@ export class TokenNotSupportedError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'Token not supported on this chain',
-      hint: 'Use a token the service lists for the chain (getTokens, or isTokenSupported for Delta); the native asset is 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.',
+      hint: 'Use a token the service lists for the chain (GET /tokens/{chainId}); the native asset is 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.',
     })
   }
 }

@@ -53,7 +53,7 @@ export class QuoteStoreError extends BaseError {
       details: { where },
       cause: options.cause,
       errorClass: 'operational',
-      hint: options.hint ?? 'A quote store is made by packRecordedQuotes (`deltaflow quotes pack`); pack the recording again.',
+      hint: options.hint ?? 'A quote store is made by `deltaflow quotes pack`; pack the recording again.',
     })
   }
 }

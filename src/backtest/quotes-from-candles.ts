@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream'
 import { finished, pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { type Address, formatUnits, keccak256, stringToHex } from 'viem'
+import { FileNotFoundError } from '../config/file-not-found.js'
 import { BaseError } from '../errors/base.js'
 import { type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import { type RecordedQuoteJson, type RecordedQuotesHeader, recordedQuotesFormat, recordedQuotesVersion } from '../feed/recorded-quote.js'
@@ -107,7 +108,11 @@ export async function* generateCandleQuotes(file: string, options: CandleQuoteSe
     else yield emit(candle, intervalMs)
   }
   if (pending) {
-    throw new CandleCsvError(file, pending.line, 'cannot tell the candle interval from a single candle without close_time; pass intervalMs')
+    throw new CandleCsvError(
+      file,
+      pending.line,
+      'cannot tell the candle interval from a single candle without close_time; give two candles or more, or a close_time column',
+    )
   }
 }
 
@@ -328,7 +333,7 @@ export class QuoteSetFileError extends BaseError {
       details: { file },
       cause,
       errorClass: 'operational',
-      hint: 'Check the path and the free disk space; pass overwrite to replace an existing file.',
+      hint: 'Check the path and the free disk space; an existing file is replaced only when asked (deltaflow quotes from-candles --overwrite).',
     })
   }
 }
@@ -451,7 +456,8 @@ async function sha256OfFile(file: string): Promise<string> {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code
-    throw new CandleCsvError(file, undefined, code === 'ENOENT' ? 'no such file' : 'cannot read the file', error)
+    if (code === 'ENOENT') throw new FileNotFoundError(file, 'exchange candles as CSV')
+    throw new CandleCsvError(file, undefined, 'cannot read the file', error)
   }
   return hash.digest('hex')
 }

@@ -87,7 +87,7 @@ export function planApproval<M extends TradingMode>(parameters: PlanApprovalPara
   if (spender.mode !== mode) {
     throw new ApprovalRequestError(`a ${spender.mode} spender was given for mode ${mode}`, {
       details: { spender: spender.address },
-      hint: 'Resolve the spender for the mode that executes the trade (resolveSpender).',
+      hint: 'Approve the spender of the mode that executes the trade: the Delta contract for Delta, the Market router for Market.',
     })
   }
   const plan = (steps: ApprovalStep[]): ApprovalPlan<M> => ({ mode, spender, owner, token, required, steps })

@@ -185,7 +185,7 @@ export class KeystoreFormatError extends BaseError {
   constructor(issues: string[]) {
     super('The keystore is not a Web3 Secret Storage v3 file', {
       details: { issues: issues.join('; ') },
-      hint: 'Point the configuration at a v3 JSON keystore (scrypt or pbkdf2, aes-128-ctr), or create one with createKeystore.',
+      hint: 'Point the configuration at a v3 JSON keystore file (scrypt or pbkdf2, aes-128-ctr), as wallets such as cast or geth export them.',
       errorClass: 'fatal',
     })
   }

@@ -50,7 +50,7 @@ export class MissingKeyError extends BaseError {
   override name = 'MissingKeyError' as const
   constructor(reason: string) {
     super(`No signing key: ${reason}`, {
-      hint: `Set ${privateKeyVariable}, or configure a keystore (create one with createKeystore) and set ${keystorePasswordVariable}.`,
+      hint: `Set ${privateKeyVariable}, or configure a keystore (a v3 JSON keystore file) and set ${keystorePasswordVariable}.`,
       errorClass: 'fatal',
     })
   }

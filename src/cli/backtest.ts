@@ -4,8 +4,8 @@ import { SingleBar } from 'cli-progress'
 import { type Command, InvalidArgumentError } from 'commander'
 import type { BacktestResult } from '../backtest/backtest-result.js'
 import type { SweepRow } from '../backtest/sweep-table.js'
-import { loadConfigDocument } from '../config/load-config.js'
-import { createLogger } from '../log/logger.js'
+import { requireFile } from '../config/file-not-found.js'
+import { createLogger, resolveLogLevel } from '../log/logger.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
 
@@ -87,9 +87,20 @@ export function sweepCombinations(parameters: readonly SweepParameter[]): { path
 }
 
 async function backtest(file: string, options: BacktestOptions): Promise<void> {
-  const logger = createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn', pretty: process.stderr.isTTY === true })
+  const logger = createLogger({ level: resolveLogLevel({ fallback: 'warn' }), pretty: process.stderr.isTTY === true })
   const parameters = options.set.map(parseSweepParameter)
   const combinations = sweepCombinations(parameters)
+  requireFile(file, 'a YAML configuration')
+  requireFile(options.quotes, 'recorded quotes (.jsonl, .jsonl.gz or a .sqlite store)')
+  // Every combination's config is checked (strategies' own configs too) before the replay opens.
+  const { loadCheckedConfig } = await import('../runtime/load-strategies.js')
+  const seedSet = options.seed === undefined ? [] : [{ path: 'backtest.seed', value: String(options.seed) }]
+  const runs = await Promise.all(
+    combinations.map(async (combination) => ({
+      combination,
+      document: await loadCheckedConfig(file, { set: [...combination, ...seedSet] }),
+    })),
+  )
   // The replay, the runtime and the report load once the flags have passed: a wrong flag is told at once.
   const [{ openQuoteReplay }, { runBacktest }, { backtestResultOf }, { renderBacktestReport }, { formatSweepTable }] = await Promise.all([
     import('../backtest/quote-blocks.js'),
@@ -101,9 +112,7 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
   const source = await openQuoteReplay(options.quotes)
   const sweeping = combinations.length > 1
   const rows: { parameters: Record<string, string | number | boolean>; result: BacktestResult }[] = []
-  for (const combination of combinations) {
-    const seedSet = options.seed === undefined ? [] : [{ path: 'backtest.seed', value: String(options.seed) }]
-    const document = loadConfigDocument(file, { set: [...combination, ...seedSet] })
+  for (const { combination, document } of runs) {
     const bar =
       options.progress !== false && process.stderr.isTTY === true
         ? new SingleBar({ stream: process.stderr, format: progressFormat(combination) })

@@ -1,5 +1,5 @@
 import type { ExecutorSettings } from '../exec/executor/executor-context.js'
-import { createLogger } from '../log/logger.js'
+import { createLogger, resolveLogLevel } from '../log/logger.js'
 import { openSession, type Session } from '../runtime/open-session.js'
 import { startEmbeddedSandbox } from './embedded-sandbox.js'
 import { resolveVenueConfig, type VenueOptions } from './venue-options.js'
@@ -14,7 +14,7 @@ export function openCommandSession(
 ): Promise<Session> {
   return openSession({
     config: resolveVenueConfig(options),
-    logger: createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn' }),
+    logger: createLogger({ level: resolveLogLevel({ fallback: 'warn' }) }),
     startEmbedded: startEmbeddedSandbox,
     enforceMode: false,
     ...extra,

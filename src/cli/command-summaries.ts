@@ -57,8 +57,8 @@ export const commandSummaries = {
     description: 'one order from the journal: its intent, mode choice, status history, fills, refunds and transactions',
   },
   cancel: {
-    usage: '[options] <id...>',
-    description: 'cancel orders of the journal: Delta orders with one signed cancellation per chain, OTC orders on chain',
+    usage: '[options] [id...]',
+    description: 'cancel orders of the journal: Delta orders in signed cancellations of at most 100 per chain, OTC orders on chain',
   },
   reconcile: {
     usage: '[options]',

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import type { ChainClients } from '../chain/chain-clients.js'
 import { BaseError } from '../errors/base.js'
 import { type Journal, openJournal } from '../journal/journal.js'
 import { defaultJournalFile, journalFileOf } from '../runtime/journal-file.js'
@@ -30,4 +31,19 @@ export async function openExistingJournal(options: JournalOptions): Promise<Jour
     })
   }
   return openJournal({ file, clock: systemClock })
+}
+
+/**
+ * Clients of the chains the config (--config) and --rpc name, to read the symbol and decimals of tokens deltaflow
+ * does not know; none when neither names a chain.
+ */
+export async function labelChainsOf(options: JournalOptions): Promise<ReadonlyMap<number, ChainClients>> {
+  if (options.config === undefined && (options.rpc ?? []).length === 0) return new Map()
+  const { resolveVenueConfig } = await import('./venue-options.js')
+  const chains = Object.entries(resolveVenueConfig(options).chains)
+    .map(([chainId, chain]) => ({ chainId: Number(chainId), rpcUrls: chain.rpcUrls.filter((url) => /^https?:/.test(url)) }))
+    .filter((chain) => chain.rpcUrls.length > 0)
+  if (chains.length === 0) return new Map()
+  const { createChainClients } = await import('../chain/chain-clients.js')
+  return createChainClients({ chains, timeoutMs: 5_000 })
 }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander'
-import { loadConfigDocument } from '../config/load-config.js'
 import type { FirmQuoteSummary } from '../journal/firm-quotes.js'
-import { createLogger, type Logger } from '../log/logger.js'
+import { createLogger, type Logger, logLevels, resolveLogLevel } from '../log/logger.js'
 import type { MakerRuntimeStats } from '../maker/runtime/maker-runtime.js'
 import { type RunningMaker, startMaker } from '../maker/runtime/start-maker.js'
+import { loadCheckedConfig } from '../runtime/load-strategies.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
 import { startEmbeddedSandbox } from './embedded-sandbox.js'
@@ -19,7 +19,7 @@ export function registerMakerCommand(program: Command): void {
     .argument('<config>', 'YAML configuration with a maker section')
     .option('--live', 'confirm a live maker (the config must also say mode: live)')
     .option('--for <seconds>', 'stop by itself after this many real seconds', parseSeconds)
-    .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: DELTAFLOW_LOG_LEVEL or info)')
+    .option('--log-level <level>', `${logLevels.join(', ')} (default: DELTAFLOW_LOG_LEVEL or info)`)
     .option('--json', 'print one JSON ready line once serving, and the summary as one JSON line')
     .action(async (file: string, options: MakerOptions) => {
       await runMaker(file, options).catch((error: unknown) => reportCommandError(error, options.json))
@@ -28,11 +28,12 @@ export function registerMakerCommand(program: Command): void {
 
 async function runMaker(file: string, options: MakerOptions): Promise<void> {
   const logger = createLogger({
-    level: options.logLevel ?? process.env.DELTAFLOW_LOG_LEVEL ?? 'info',
+    level: resolveLogLevel({ flag: options.logLevel, fallback: 'info' }),
     pretty: process.stderr.isTTY === true,
   })
+  const document = await loadCheckedConfig(file)
   const running = await startMaker({
-    document: loadConfigDocument(file),
+    document,
     live: options.live === true,
     logger,
     startEmbedded: startEmbeddedSandbox,

@@ -1,13 +1,13 @@
-import type { Command } from 'commander'
+import { type Command, InvalidArgumentError } from 'commander'
 import { orderStatusSchema } from '../domain/order-status.js'
-import { BaseError } from '../errors/base.js'
 import type { Journal } from '../journal/journal.js'
 import type { JournalOrder } from '../journal/orders.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
-import { openExistingJournal } from './journal-file.js'
+import { labelChainsOf, openExistingJournal } from './journal-file.js'
 import { addJournalOptions, type JournalOptions } from './journal-options.js'
 import { toJsonValue } from './json-output.js'
+import { formatTokenAmount, labelOf, labelTokens, type TokenLabels, tokenKey } from './token-labels.js'
 
 type OrdersOptions = JournalOptions & { status: string[]; strategy: string[]; open?: boolean; limit?: number }
 
@@ -16,17 +16,19 @@ export function registerOrdersCommand(program: Command): void {
     program
       .command('orders')
       .description(descriptionOf('orders'))
-      .option('--status <status>', 'only orders in this status (repeatable), e.g. PENDING, COMPLETED, mined', collect, [])
+      .option('--status <status>', 'only orders in this status (repeatable), e.g. PENDING, COMPLETED, mined', collectStatus, [])
       .option('--strategy <name>', 'only orders of this strategy (repeatable)', collect, [])
       .option('--open', 'only orders not in a final status'),
   ).action(async (options: OrdersOptions) => {
     try {
       const journal = await openExistingJournal(options)
       try {
-        for (const status of options.status) checkStatus(status)
         const orders = selectOrders(journal, options)
-        if (options.json) process.stdout.write(`${JSON.stringify(toJsonValue({ orders }))}\n`)
-        else process.stdout.write(formatOrders(orders))
+        const keys = orders.flatMap((order) => [tokenKey(order.chainId, order.srcToken), tokenKey(order.destChainId, order.destToken)])
+        const labels = await labelTokens(keys, await labelChainsOf(options))
+        if (options.json)
+          process.stdout.write(`${JSON.stringify(toJsonValue({ orders: orders.map((order) => withUnits(order, labels)) }))}\n`)
+        else process.stdout.write(formatOrders(orders, labels))
       } finally {
         journal.close()
       }
@@ -45,7 +47,21 @@ function selectOrders(journal: Journal, { status, strategy, open }: OrdersOption
     .sort((left, right) => left.createdAt - right.createdAt || left.id.localeCompare(right.id))
 }
 
-function formatOrders(orders: readonly JournalOrder[]): string {
+/**
+ * An order for --json: the journal's row (raw integer amounts) with `src` and `dest` in token units, for the tokens
+ * whose symbol and decimals are known.
+ */
+function withUnits(order: JournalOrder, labels: TokenLabels) {
+  const units = (chainId: number, token: string, amount: bigint) => {
+    const label = labelOf(labels, tokenKey(chainId, token))
+    return label && { symbol: label.symbol, decimals: label.decimals, amount: label.format(amount) }
+  }
+  const src = units(order.chainId, order.srcToken, order.srcAmount)
+  const dest = units(order.destChainId, order.destToken, order.destAmount)
+  return { ...order, ...(src ? { src } : {}), ...(dest ? { dest } : {}) }
+}
+
+function formatOrders(orders: readonly JournalOrder[], labels: TokenLabels): string {
   if (orders.length === 0) return 'no orders\n'
   const rows = orders.map((order) => [
     order.id,
@@ -53,8 +69,8 @@ function formatOrders(orders: readonly JournalOrder[]): string {
     order.chainId === order.destChainId ? String(order.chainId) : `${order.chainId}→${order.destChainId}`,
     order.status,
     order.side,
-    `${order.srcAmount} ${short(order.srcToken)}`,
-    `${order.destAmount} ${short(order.destToken)}`,
+    amountOf(labels, order.chainId, order.srcToken, order.srcAmount),
+    amountOf(labels, order.destChainId, order.destToken, order.destAmount),
     order.venueId ?? (order.submitted ? '' : 'not submitted'),
   ])
   const header = ['ID', 'MODE', 'CHAIN', 'STATUS', 'SIDE', 'SRC (max)', 'DEST (min)', 'VENUE ID']
@@ -67,18 +83,19 @@ function formatOrders(orders: readonly JournalOrder[]): string {
   return line(header) + rows.map(line).join('')
 }
 
-function short(address: string): string {
-  return `${address.slice(0, 6)}…${address.slice(-4)}`
+/** `1.5 WETH`, or the raw amount and a short address for a token without a label. */
+function amountOf(labels: TokenLabels, chainId: number, token: string, amount: bigint): string {
+  const key = tokenKey(chainId, token)
+  return labelOf(labels, key) ? formatTokenAmount(labels, key, amount) : `${amount} raw ${token.slice(0, 6)}…${token.slice(-4)}`
+}
+
+function collectStatus(value: string, previous: string[]): string[] {
+  if (!orderStatusSchema.safeParse(value).success) {
+    throw new InvalidArgumentError(`--status expects an order status (${orderStatusSchema.options.join(', ')}), received "${value}"`)
+  }
+  return [...previous, value]
 }
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value]
-}
-
-function checkStatus(status: string): void {
-  if (!orderStatusSchema.safeParse(status).success) {
-    throw new BaseError(`--status expects an order status (${orderStatusSchema.options.join(', ')}), received "${status}"`, {
-      errorClass: 'operational',
-    })
-  }
 }

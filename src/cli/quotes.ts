@@ -14,6 +14,7 @@ import {
 } from '../backtest/candle-quote-model.js'
 import { packRecordedQuotes } from '../backtest/quote-store.js'
 import { writeQuotesFromCandles } from '../backtest/quotes-from-candles.js'
+import { requireFile } from '../config/file-not-found.js'
 import { tokenAddress, tokenCatalogue } from '../sandbox/chains/catalogue.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
@@ -66,7 +67,10 @@ export function registerQuotesCommand(program: Command): void {
   quotes
     .command('from-candles')
     .description('build a recorded-quote set from exchange candles (CSV) with a spread and size-impact model (src/backtest/README.md)')
-    .argument('<csv>', 'Binance klines as CSV: open_time (unix ms or ISO), open, high, low, close; prices are quote per base')
+    .argument(
+      '<csv>',
+      'Binance klines as CSV, with or without a header: open_time (unix s, ms or µs, or ISO), open, high, low, close; prices are quote per base',
+    )
     .requiredOption('--out <file>', 'the quote set (JSON Lines; gzip-compressed when it ends in .gz)')
     .option('--chain <id>', 'chain id of the quotes', parseChainId, 1)
     .option(
@@ -121,6 +125,7 @@ export function registerQuotesCommand(program: Command): void {
 type PackOptions = { out: string; answers: boolean; overwrite?: boolean; json?: boolean }
 
 async function pack(input: string, options: PackOptions): Promise<void> {
+  requireFile(input, 'a recording (.jsonl or .jsonl.gz)')
   const result = await packRecordedQuotes({
     input,
     output: options.out,
@@ -146,6 +151,7 @@ async function fromCandles(csv: string, options: FromCandlesOptions): Promise<vo
       amount,
     })),
   ]
+  requireFile(csv, 'exchange candles as CSV')
   const result = await writeQuotesFromCandles({
     candles: csv,
     out: options.out,

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander'
-import { loadConfigDocument } from '../config/load-config.js'
-import { createLogger } from '../log/logger.js'
+import { createLogger, resolveLogLevel } from '../log/logger.js'
+import { loadCheckedConfig } from '../runtime/load-strategies.js'
 import { startRecording } from '../runtime/record-quotes.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
@@ -23,9 +23,10 @@ export function registerRecordCommand(program: Command): void {
 }
 
 async function record(file: string, options: RecordOptions): Promise<void> {
-  const logger = createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'info', pretty: process.stderr.isTTY === true })
+  const logger = createLogger({ level: resolveLogLevel({ fallback: 'info' }), pretty: process.stderr.isTTY === true })
+  const document = await loadCheckedConfig(file)
   const recording = await startRecording({
-    document: loadConfigDocument(file),
+    document,
     out: options.out,
     overwrite: options.overwrite === true,
     logger,

@@ -1,23 +1,24 @@
-import type { Command } from 'commander'
-import { summarizeJournal } from '../journal/journal-summary.js'
+import { type Command, InvalidArgumentError } from 'commander'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
-import { openExistingJournal } from './journal-file.js'
+import { labelChainsOf, openExistingJournal } from './journal-file.js'
 import { addJournalOptions, type JournalOptions } from './journal-options.js'
-import { formatJournalSummary } from './journal-summary.js'
+import { describeTokenLabels, formatJournalSummary, summarizeJournalWithTokens } from './journal-summary.js'
+import { readTokenLabels } from './token-labels.js'
 
 export function registerStatusCommand(program: Command): void {
   addJournalOptions(
-    program
-      .command('status')
-      .description(descriptionOf('status'))
-      .option('--recent <n>', 'how many recent fills to list', (value) => Number.parseInt(value, 10), 10),
+    program.command('status').description(descriptionOf('status')).option('--recent <n>', 'how many recent fills to list', parseCount, 10),
   ).action(async (options: JournalOptions & { recent: number }) => {
     try {
       const journal = await openExistingJournal(options)
       try {
-        const summary = summarizeJournal(journal, { recentFills: options.recent })
-        process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : formatJournalSummary(summary))
+        const summary = summarizeJournalWithTokens(journal, { recentFills: options.recent })
+        const labels = await readTokenLabels(summary, await labelChainsOf(options))
+        // JSON keeps raw integer amounts; `tokens` gives the symbol and decimals of each token it knows.
+        process.stdout.write(
+          options.json ? `${JSON.stringify({ ...summary, tokens: describeTokenLabels(labels) })}\n` : formatJournalSummary(summary, labels),
+        )
       } finally {
         journal.close()
       }
@@ -25,4 +26,11 @@ export function registerStatusCommand(program: Command): void {
       reportCommandError(error, options.json)
     }
   })
+}
+
+function parseCount(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 10_000) {
+    throw new InvalidArgumentError(`--recent expects a whole number from 0 to 10000, received "${value}"`)
+  }
+  return Number(value)
 }

@@ -9,7 +9,7 @@ import { settleOrder } from '../runtime/settle-order.js'
 import { reportCommandError } from './command-errors.js'
 import { openCommandSession } from './command-session.js'
 import { descriptionOf } from './command-summaries.js'
-import { addTradeOptions, type TradeOptions } from './trade-options.js'
+import { addTradeOptions, defaultMaxImpactPercent, parseImpactPercent, type TradeOptions } from './trade-options.js'
 import { parseTradeAmount, resolveTradeToken, type TradeToken } from './trade-tokens.js'
 
 type SwapOptions = TradeOptions & { slippageBps: number; maxImpact: number; wait?: boolean; validFor: number }
@@ -24,7 +24,12 @@ export function registerSwapCommand(program: Command): void {
       .command('swap')
       .description(descriptionOf('swap'))
       .option('--slippage-bps <n>', 'slippage in basis points (100 = 1 %)', parseBps, 50)
-      .option('--max-impact <percent>', 'refuse a quote whose price impact is above this', parsePercent, 15)
+      .option(
+        '--max-impact <percent>',
+        'refuse a quote whose price impact is above this (15 = 15 %)',
+        parseImpactPercent,
+        defaultMaxImpactPercent,
+      )
       .option('--valid-for <seconds>', 'deadline of the order or transaction, seconds from now', parseSeconds, 600)
       .option('--wait', 'wait for a Delta order to reach a final status'),
   ).action(async (options: SwapOptions) => {
@@ -109,13 +114,6 @@ function formatSwap(described: SwapDescription, sell: TradeToken, buy: TradeToke
 function parseBps(value: string): number {
   const parsed = Number(value)
   if (!/^\d+$/.test(value) || parsed > 10_000) throw new InvalidArgumentError(`--slippage-bps expects 0 to 10000, received "${value}"`)
-  return parsed
-}
-
-function parsePercent(value: string): number {
-  const parsed = Number(value)
-  if (!(parsed > 0 && parsed <= 100))
-    throw new InvalidArgumentError(`--max-impact expects a percent above 0 and at most 100, received "${value}"`)
   return parsed
 }
 

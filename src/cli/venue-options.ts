@@ -1,6 +1,8 @@
-import { type Command, InvalidArgumentError } from 'commander'
+import type { Command } from 'commander'
+import { requireFile } from '../config/file-not-found.js'
 import { loadConfig } from '../config/load-config.js'
 import { type DeltaflowConfig, deltaflowConfigSchema } from '../config/schema.js'
+import { collectRpc, splitRpc } from './rpc-option.js'
 
 /** Options every command that touches the venue or the chains takes (also settable in the YAML config). */
 export type VenueOptions = {
@@ -24,6 +26,7 @@ export function addVenueOptions(command: Command): Command {
 
 /** The configuration a command runs with: the YAML file (if any) with the command-line flags on top. */
 export function resolveVenueConfig(options: VenueOptions): DeltaflowConfig {
+  if (options.keystore !== undefined) requireFile(options.keystore, 'an encrypted JSON keystore')
   const base = options.config ? loadConfig(options.config) : deltaflowConfigSchema.parse({})
   const chains = { ...base.chains }
   for (const entry of options.rpc ?? []) {
@@ -37,15 +40,4 @@ export function resolveVenueConfig(options: VenueOptions): DeltaflowConfig {
     wallet: { ...base.wallet, ...(options.keystore ? { keystore: options.keystore } : {}) },
     ...(options.db ? { db: options.db } : {}),
   })
-}
-
-function collectRpc(value: string, previous: string[]): string[] {
-  splitRpc(value)
-  return [...previous, value]
-}
-
-function splitRpc(value: string): [string, string] {
-  const match = /^(\d+)=(\S+)$/.exec(value)
-  if (!match?.[1] || !match[2]) throw new InvalidArgumentError(`expected CHAIN=URL such as 1=http://127.0.0.1:8545, received "${value}"`)
-  return [match[1], match[2]]
 }

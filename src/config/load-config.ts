@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parse, parseDocument, visit } from 'yaml'
 import type { z } from 'zod'
 import { BaseError } from '../errors/base.js'
+import { requireFile } from './file-not-found.js'
 import { type DeltaflowConfig, deltaflowConfigSchema } from './schema.js'
 
 /** A configuration that cannot be used: every problem with its YAML path and line. Operational: fix the file. */
@@ -28,15 +29,12 @@ export type LoadConfigParameters = {
   set?: readonly { path: string; value: string }[] | undefined
 }
 
-/** Reads a YAML configuration file: `${NAME}` replaced from the environment, then validated (unknown keys refused). */
+/**
+ * Reads a YAML configuration file: `${NAME}` replaced from the environment, then validated (unknown keys refused).
+ * A missing file throws FileNotFoundError; every problem of the file throws one ConfigError.
+ */
 export function loadConfig(file: string, parameters: LoadConfigParameters = {}): DeltaflowConfig {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (cause) {
-    throw new ConfigError(file, [`cannot read the file: ${(cause as Error).message}`])
-  }
-  return parseConfig(text, file, parameters)
+  return loadConfigDocument(file, parameters).config
 }
 
 /** A configuration with where each of its keys sits in the file. */
@@ -51,13 +49,7 @@ export type ConfigDocument = {
 
 /** As loadConfig, keeping the positions of the keys (for errors found later, such as a strategy's own config). */
 export function loadConfigDocument(file: string, parameters: LoadConfigParameters = {}): ConfigDocument {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (cause) {
-    throw new ConfigError(file, [`cannot read the file: ${(cause as Error).message}`])
-  }
-  return parseConfigDocument(text, file, parameters)
+  return documentOrThrow(checkConfigFile(file, parameters))
 }
 
 /** As loadConfig, from text; `file` names the source in messages. */
@@ -66,11 +58,40 @@ export function parseConfig(text: string, file: string, parameters: LoadConfigPa
 }
 
 /** As parseConfig, keeping the positions of the keys. */
-export function parseConfigDocument(
-  text: string,
-  file: string,
-  { env = process.env, set = [] }: LoadConfigParameters = {},
-): ConfigDocument {
+export function parseConfigDocument(text: string, file: string, parameters: LoadConfigParameters = {}): ConfigDocument {
+  return documentOrThrow(checkConfigText(text, file, parameters))
+}
+
+/** What checking a configuration found: every problem of the file, and what later checks (a strategy's own config) read. */
+export type ConfigCheck = {
+  file: string
+  /** Each problem as `file:line:col: path: message`, in no particular order. */
+  problems: string[]
+  /** The validated configuration, when the file has no problem. */
+  document: ConfigDocument | undefined
+  /** The file's values (after `${NAME}` and `--set`), schema or not; undefined when the YAML does not parse. */
+  values: unknown
+  locate: ConfigDocument['locate']
+  locateKey: ConfigDocument['locateKey']
+}
+
+/** Checks a configuration file without throwing on its problems; a missing file throws FileNotFoundError. */
+export function checkConfigFile(file: string, parameters: LoadConfigParameters = {}): ConfigCheck {
+  requireFile(file, 'a YAML configuration')
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (cause) {
+    throw new ConfigError(file, [`${file}: cannot read the file: ${(cause as Error).message}`])
+  }
+  return checkConfigText(text, file, parameters)
+}
+
+/**
+ * Checks a configuration's text: YAML syntax, `${NAME}` interpolation, `--set` values and the schema, every problem
+ * collected (a key whose variable is missing is not reported a second time by the schema).
+ */
+export function checkConfigText(text: string, file: string, { env = process.env, set = [] }: LoadConfigParameters = {}): ConfigCheck {
   const lineCounter = new LineCounter()
   const document = parseDocument(text, { lineCounter, prettyErrors: false })
   const where = (offset: number | undefined) => {
@@ -78,13 +99,28 @@ export function parseConfigDocument(
     const { line, col } = lineCounter.linePos(offset)
     return `${file}:${line}:${col}`
   }
+  const locate = (path: readonly PropertyKey[]) => where(rangeStart(nodeAt(document.contents, path.map(String))))
+  const locateKey = (path: readonly PropertyKey[], key: string) => {
+    const map = nodeAt(document.contents, path.map(String))
+    return where(keyNodeAt(map, key)?.range?.[0] ?? rangeStart(map))
+  }
+  const check = (problems: string[], values: unknown, config?: DeltaflowConfig): ConfigCheck => ({
+    file,
+    problems,
+    document: config && problems.length === 0 ? { config, file, locate, locateKey } : undefined,
+    values,
+    locate,
+    locateKey,
+  })
   if (document.errors.length > 0) {
-    throw new ConfigError(
-      file,
+    return check(
       document.errors.map((error) => `${where(error.pos[0])}: ${error.message.split('\n')[0]}`),
+      undefined,
     )
   }
   const problems: string[] = []
+  // Paths whose `${NAME}` is missing: the schema's complaint about the emptied value would say the same again.
+  const unset = new Set<string>()
   visit(document, {
     Scalar(_key, node, path) {
       if (typeof node.value !== 'string' || !node.value.includes('${')) return
@@ -92,17 +128,18 @@ export function parseConfigDocument(
         const value = env[name]
         if (value === undefined) {
           problems.push(`${where(node.range?.[0])} (${yamlPath(path)}): environment variable ${name} is not set`)
+          unset.add(nodePath(path, node).join('.'))
           return ''
         }
         return value
       })
     },
   })
-  if (problems.length > 0) throw new ConfigError(file, problems)
   for (const { path, value } of set) {
     const segments = path.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment))
     if (path === '' || segments.some((segment) => segment === '')) {
-      throw new ConfigError(file, [`--set ${path}=${value}: expected a dotted path such as strategies.0.config.slices`])
+      problems.push(`--set ${path}=${value}: expected a dotted path such as strategies.0.config.slices`)
+      continue
     }
     try {
       // A value replacing a string stays a string (`lowerPrice=1900` where the file has "2100"); elsewhere YAML decides.
@@ -110,25 +147,34 @@ export function parseConfigDocument(
       const replacesString = isScalar(current) && typeof current.value === 'string'
       document.setIn(segments, replacesString ? value : parse(value))
     } catch (cause) {
-      throw new ConfigError(file, [`--set ${path}=${value}: ${(cause as Error).message}`])
+      problems.push(`--set ${path}=${value}: ${(cause as Error).message}`)
     }
   }
-  const result = deltaflowConfigSchema.safeParse(document.toJS() ?? {})
-  if (result.success) {
-    return {
-      config: result.data,
-      file,
-      locate: (path) => where(rangeStart(nodeAt(document.contents, path.map(String)))),
-      locateKey: (path, key) => {
-        const map = nodeAt(document.contents, path.map(String))
-        return where(keyNodeAt(map, key)?.range?.[0] ?? rangeStart(map))
-      },
-    }
+  const values: unknown = document.toJS() ?? {}
+  const result = deltaflowConfigSchema.safeParse(values)
+  if (result.success) return check(problems, values, result.data)
+  for (const issue of result.error.issues) {
+    if (!unset.has(issue.path.map(String).join('.'))) problems.push(describeIssue(issue, document.contents, where))
   }
-  throw new ConfigError(
-    file,
-    result.error.issues.map((issue) => describeIssue(issue, document.contents, where)),
-  )
+  return check(problems, values)
+}
+
+/** The checked document, or one ConfigError with every problem in file order. */
+export function documentOrThrow(check: ConfigCheck): ConfigDocument {
+  if (check.document && check.problems.length === 0) return check.document
+  throw new ConfigError(check.file, sortProblems(check.problems))
+}
+
+/** Problems sorted by their `file:line:col` (stable; those without a position first, as they concern the whole file). */
+export function sortProblems(problems: readonly string[]): string[] {
+  const position = (problem: string) => {
+    const match = /^[^\n]*?:(\d+):(\d+)[: ]/.exec(problem)
+    return match ? Number(match[1]) * 1e6 + Number(match[2]) : -1
+  }
+  return problems
+    .map((problem, index) => ({ problem, index, at: position(problem) }))
+    .sort((left, right) => left.at - right.at || left.index - right.index)
+    .map(({ problem }) => problem)
 }
 
 function describeIssue(issue: z.core.$ZodIssue, root: unknown, where: (offset: number | undefined) => string): string {
@@ -161,6 +207,17 @@ function keyNodeAt(map: unknown, key: string): Node | undefined {
 
 function rangeStart(node: unknown): number | undefined {
   return (node as { range?: [number, number, number] } | undefined)?.range?.[0]
+}
+
+/** The keys and indexes from the document's root down to `node` (its ancestors are `path`, as visit gives them). */
+function nodePath(path: readonly unknown[], node: unknown): (string | number)[] {
+  const keys: (string | number)[] = []
+  path.forEach((ancestor, index) => {
+    const child = path[index + 1] ?? node
+    if (isPair(ancestor) && ancestor.value === child) keys.push(isScalar(ancestor.key) ? String(ancestor.key.value) : '?')
+    else if (isSeq(ancestor)) keys.push(ancestor.items.indexOf(child as never))
+  })
+  return keys
 }
 
 function yamlPath(path: readonly unknown[]): string {

@@ -100,10 +100,10 @@ export class RecordedQuotesError extends BaseError {
     const where = line === undefined ? file : `${file}:${line}`
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''
     super(`${where}: ${problems[0] ?? 'unreadable'}${more}`, {
-      details: { file, line, problems },
+      details: { file, ...(line === undefined ? {} : { line }), problems },
       cause,
       errorClass: 'operational',
-      hint: `Each line must be a quote of format "${recordedQuotesFormat}" version ${recordedQuotesVersion} (src/feed/recorded-quotes.md); a line cut short by a crash can be deleted.`,
+      hint: `Each line must be a quote of format "${recordedQuotesFormat}" version ${recordedQuotesVersion} (the recorded-quotes format, src/feed/recorded-quotes.md in the repository); a line cut short by a crash can be deleted.`,
     })
   }
 }

@@ -117,16 +117,70 @@ describe('readCandleCsv', () => {
     ['a zero price', `${header}1771800900000,0,1960.8,0,1958.54,1\n`, 2, 'open: expected a positive decimal price'],
     ['a low above the open', `${header}1771800900000,1960.43,1960.8,1961,1960.5,1\n`, 2, 'expected low ≤ open, close ≤ high'],
     ['a repeated open_time', `${header}${good}${good}`, 3, 'open_time 2026-02-22T22:55:00.000Z is not after the previous row'],
-    ['unix seconds', `${header}1771800900,1960.43,1960.8,1957.97,1958.54,1\n`, 2, 'open_time: expected unix milliseconds or an ISO time'],
-    ['an ISO time without zone', `${header}2023-03-01 00:00:00,1,1,1,1,1\n`, 2, 'open_time: expected unix milliseconds or an ISO time'],
+    [
+      'a fractional timestamp',
+      `${header}1771800900.5,1960.43,1960.8,1957.97,1958.54,1\n`,
+      2,
+      'open_time: expected unix seconds, milliseconds',
+    ],
+    [
+      'an ISO time without zone',
+      `${header}2023-03-01 00:00:00,1,1,1,1,1\n`,
+      2,
+      'open_time: expected unix seconds, milliseconds or microseconds, or an ISO time',
+    ],
     ['a date that does not exist', `${header}2023-02-30 00:00:00+00:00,1,1,1,1,1\n`, 2, 'open_time: expected'],
     ['a header without close', 'open_time,open,high,low,volume\n', 1, 'the header lacks close'],
+    [
+      'a row without a header and too few fields',
+      '1771800900000,1960.43,1960.8,1957.97\n',
+      1,
+      'a row without a header needs at least 5 fields',
+    ],
+    ['an unclosed quote', `${header}1771800900000,"1960.43,1960.8,1957.97,1958.54,1\n`, 2, 'not CSV: Quote Not Closed'],
     ['a negative volume', `${header}1771800900000,1960.43,1960.8,1957.97,1958.54,-1\n`, 2, 'volume: expected a non-negative decimal'],
   ])('names file:line and the problem for %s', async (_name, text, line, problem) => {
     const file = csvFile(text)
     const error = await readAll(file).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(CandleCsvError)
     expect((error as CandleCsvError).shortMessage).toContain(`${file}:${line}: ${problem}`)
+  })
+})
+
+describe('readCandleCsv without a header, in any unix time unit', () => {
+  // The first hour of the ETH 5m file as Binance's own dumps write it: no header, 12 columns, times in microseconds
+  // (spot dumps since 2025), in seconds, or in milliseconds.
+  const rows = readFileSync(eth5m, 'utf8').trim().split(/\r?\n/).slice(1, 13)
+  const retimed = (unit: (ms: bigint, end: boolean) => string) =>
+    rows.map((row) => {
+      const [openTime = '', open, high, low, close, volume, closeTime = '', ...rest] = row.split(',')
+      return [unit(BigInt(openTime), false), open, high, low, close, volume, unit(BigInt(closeTime), true), ...rest].join(',')
+    })
+  const units = {
+    microseconds: (ms: bigint, end: boolean) => String(ms * 1000n + (end ? 999n : 0n)),
+    milliseconds: (ms: bigint) => String(ms),
+    seconds: (ms: bigint) => String(ms / 1000n),
+  }
+
+  it.each(Object.entries(units))('reads a Binance dump with times in %s as the file with a header', async (_unit, unit) => {
+    const expected = (await readAll(eth5m)).slice(0, 12).map((candle) => ({ ...candle, line: candle.line - 1 }))
+    const candles = await readAll(csvFile(`${retimed(unit).join('\n')}\n`))
+    expect(candles).toEqual(expected)
+    expect(new Date(candles[0]?.openTime ?? 0).toISOString()).toBe('2026-02-22T22:55:00.000Z')
+  })
+
+  it('reads the dump gzipped and with CRLF line ends', async () => {
+    const file = directory.path('eth5m-dump.csv.gz')
+    writeFileSync(file, gzipSync(`${retimed(units.microseconds).join('\r\n')}\r\n`))
+    const candles = await readAll(file)
+    expect(candles).toHaveLength(12)
+    expect(candles.at(-1)).toMatchObject({ line: 12, openTime: 1771804200000, closeTime: 1771804499999 })
+  })
+
+  it('names file:line of a row whose field count differs from the first row', async () => {
+    const file = csvFile(`${retimed(units.microseconds).slice(0, 2).join('\n')}\n1771801500000000,1959,1960,1958,1959\n`)
+    const error = await readAll(file).catch((caught: unknown) => caught)
+    expect((error as CandleCsvError).shortMessage).toBe(`${file}:3: expected 12 fields as in the first row, received 5`)
   })
 })
 
@@ -592,9 +646,9 @@ describe('deltaflow quotes from-candles', () => {
     expect(gunzipSync(readFileSync(out)).equals(gunzipSync(readFileSync(strategiesSet)))).toBe(true)
   })
 
-  it('says which flag is wrong and exits 1', async () => {
+  it('says which flag is wrong and exits 2 (a usage error)', async () => {
     const result = await runCli([eth15m, '--out', directory.path('bad.jsonl'), '--spread-bps', '0.001'])
-    expect(result.exitCode).toBe(1)
+    expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('--spread-bps 0.001: expected basis points with at most 2 decimals')
     const token = await runCli([eth15m, '--out', directory.path('bad.jsonl'), '--quote', 'EUR'])
     expect(token.stderr).toContain('--quote EUR: expected one of WETH, USDC')

@@ -56,6 +56,25 @@ describe.concurrent('deltaflow quotes from-candles', () => {
     expect(keys.size).toBe(12)
   }, 30_000)
 
+  it('reads a Binance dump without a header and with microsecond times (spot dumps since 2025)', async () => {
+    const csv = directory.path('ETHUSDT-5m-dump.csv')
+    // The same hour as Binance's own dumps write it: no header, open_time and close_time in microseconds.
+    const rows = candleLines.slice(1).map((line) => {
+      const [openTime = '', open, high, low, close, volume, closeTime = '', ...rest] = line.split(',')
+      return [`${openTime}000`, open, high, low, close, volume, `${closeTime}999`, ...rest].join(',')
+    })
+    writeFileSync(csv, `${rows.join('\n')}\n`)
+    const out = directory.path('eth-dump.jsonl')
+    const { stdout, stderr, code } = await deltaflow(['quotes', 'from-candles', csv, '--out', out, '--sizes', '1000', '--json'])
+    expect(code, stderr).toBe(0)
+    expect(JSON.parse(stdout)).toMatchObject({
+      candles: 12,
+      intervalMs: 300_000,
+      from: '2026-02-22T22:55:00.000Z',
+      to: '2026-02-22T23:53:45.000Z',
+    })
+  }, 30_000)
+
   it('exits non-zero naming file:line of a bad candle, and leaves no file', async () => {
     const csv = directory.path('bad.csv')
     const rows = [...candleLines.slice(0, 4)]

@@ -105,7 +105,7 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
     const none = await deltaflow(['orders', '--db', journalOf(3), '--status', 'PENDING', '--json'])
     expect(JSON.parse(none.stdout)).toEqual({ orders: [] })
     const bogus = await deltaflow(['orders', '--db', journalOf(3), '--status', 'DONE'])
-    expect(bogus.code).toBe(1)
+    expect(bogus.code).toBe(2)
     expect(bogus.stderr).toMatch(/--status expects an order status .* received "DONE"/)
   })
 
@@ -135,15 +135,16 @@ describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
     expect(BigInt(result.spent.raw)).toBe(parseEther('0.2'))
   })
 
-  it('fails with the typed error, exit code 1 and no key material in its output', async () => {
+  it('fails with the typed error, exit code 1 (2 for a bad flag value) and no key material in its output', async () => {
     const secret = developmentAccounts[5]?.privateKey ?? ''
     const unknown = await deltaflow(['swap', ...venue(), '--sell', 'NOPE', '--buy', 'USDC', '--amount', '1', '--json'], key(5))
     expect(unknown.code).toBe(1)
     const { error } = JSON.parse(unknown.stdout) as { error: { name: string; message: string; hint: string } }
     expect(error.name).toBe('UnknownTokenError')
     expect(error.message).toMatch(/--sell NOPE: no such token on chain 1/)
+    // A flag value the token cannot take is a usage error: exit 2.
     const tooPrecise = await deltaflow(['quote', ...venue(), '--sell', 'USDC', '--buy', 'WETH', '--amount', '1.0000001'], key(5))
-    expect(tooPrecise.code).toBe(1)
+    expect(tooPrecise.code).toBe(2)
     expect(tooPrecise.stderr).toMatch(/USDC has 6 decimals, the amount has 7/)
     for (const output of [unknown.stdout, unknown.stderr, tooPrecise.stdout, tooPrecise.stderr]) {
       expect(output).not.toContain(secret.slice(2))

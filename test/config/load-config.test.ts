@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, parseConfig } from '../../src/config/load-config.js'
+import { FileNotFoundError } from '../../src/config/file-not-found.js'
+import { ConfigError, loadConfig, parseConfig } from '../../src/config/load-config.js'
 
 const problemsOf = (text: string, env: Record<string, string> = {}) => {
   try {
@@ -52,6 +56,38 @@ describe('parseConfig', () => {
     expect(problemsOf('venue:\n  apiKey: ${MISSING_KEY}\n')).toEqual([
       'bot.yaml:2:11 (venue.apiKey): environment variable MISSING_KEY is not set',
     ])
+  })
+
+  it('reports a missing variable together with the other problems of the file, in file order, the emptied key once', () => {
+    const problems = problemsOf(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration's own interpolation syntax
+      ['venue:', '  retries: many', '  apiKey: ${MISSING_KEY}', 'feeds: {}'].join('\n'),
+    )
+    expect(problems).toHaveLength(3)
+    expect(problems[0]).toMatch(/^bot\.yaml:2:12: venue\.retries: /)
+    expect(problems[1]).toBe('bot.yaml:3:11 (venue.apiKey): environment variable MISSING_KEY is not set')
+    expect(problems[2]).toBe('bot.yaml:4:1: unknown key "feeds" in (top level)')
+  })
+
+  it('says "file not found" for a missing file, not that its keys are wrong', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'deltaflow-config-'))
+    try {
+      const missing = join(directory, 'bot.yaml')
+      const error = (() => {
+        try {
+          loadConfig(missing)
+        } catch (caught) {
+          return caught
+        }
+        throw new Error('the missing file was read')
+      })()
+      expect(error).toBeInstanceOf(FileNotFoundError)
+      expect((error as FileNotFoundError).shortMessage).toBe(`file not found: ${missing}`)
+      expect((error as FileNotFoundError).message).not.toContain('Correct the listed keys')
+      expect(() => loadConfig(directory)).toThrow(`not a file: ${directory} is a directory`)
+    } finally {
+      rmSync(directory, { recursive: true, force: true })
+    }
   })
 
   it('reports YAML syntax errors with their position', () => {

@@ -177,7 +177,7 @@ describe('reconcileOrders: Delta orders', () => {
     journal.close()
   })
 
-  it('pages the open orders, reads the final ones singly, and reports an order unknown to the venue without stopping', async () => {
+  it('pages the open orders, then the final ones, reads what no page held singly, and reports an order unknown to the venue without stopping', async () => {
     const journal = openTestJournal()
     const wallet = deltaWallet(sandbox(), source, 3)
     await approveDelta(wallet, usdc())
@@ -207,7 +207,8 @@ describe('reconcileOrders: Delta orders', () => {
 
     const report = await reconcile(journal, 3, { singleReadLimit: 0 })
 
-    expect(report.venueReads).toEqual({ pages: 1, single: 2 })
+    // One page of open orders, one of final orders (the filled one), one single read (the ghost, on neither).
+    expect(report.venueReads).toEqual({ pages: 2, single: 1 })
     expect(report.checked.delta).toBe(3)
     expect(report.errors).toEqual([{ orderId: ghost.id, mode: 'delta', stage: 'venue', message: expect.any(String) }])
     expect(journal.getOrder({ id: waiting.orderId })?.status).toBe('PENDING')

@@ -187,7 +187,11 @@ describe('POST /transactions/{chainId}', () => {
   })
 
   it.each([
-    ['a Permit2 signature transfer without its deadline', `0x${'11'.repeat(96)}`, /^Invalid permit: a Permit2 signature transfer \(96 bytes\) signs a deadline/],
+    [
+      'a Permit2 signature transfer without its deadline',
+      `0x${'11'.repeat(96)}`,
+      /^Invalid permit: a Permit2 signature transfer \(96 bytes\) signs a deadline/,
+    ],
     ['a payload of no known length', '0x1234', /^Permit not supported: a permit of 2 bytes/],
     ['a permit to another spender', undefined, /^Invalid permit: its spender is 0x0000000000bbf5c5fd284e657f01bd000933c96d/i],
   ])('rejects %s', async (_name, payload, message) => {

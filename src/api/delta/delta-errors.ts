@@ -8,7 +8,7 @@ export class RouteValidationFailedError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'The route was refused: it differs from the quoted one',
-      hint: 'Pass the route of getDeltaPrices / getQuote and its side unmodified (this client sends route.raw); re-quote if the route was stored or edited.',
+      hint: 'Build with the route and side of the Delta price (GET /v2/delta/prices or /v2/quote) unmodified; re-quote if the route was stored or edited.',
     })
   }
 }
@@ -60,7 +60,7 @@ export class InvalidProductiveOrderParamsError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'Invalid ProductiveOrder parameters',
-      hint: 'A ProductiveOrder needs `strategy`: a vault listed by getDeltaStrategies for the chain.',
+      hint: 'A ProductiveOrder needs `strategy`: a vault the service lists for the chain (GET /v2/delta/prices/strategies/{chainId}).',
     })
   }
 }
@@ -104,7 +104,7 @@ export class OrdersNotFoundError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'Orders not found',
-      hint: 'Take the ids from getDeltaOrders; only Delta V2 orders can be cancelled.',
+      hint: "Use the ids of the account's Delta orders (`deltaflow orders`, or GET /v2/delta/orders); only Delta V2 orders can be cancelled.",
     })
   }
 }
@@ -126,7 +126,7 @@ export class OrdersAlreadyFinalizedError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'All orders are already finalized',
-      hint: 'Nothing to cancel: read the orders (getDeltaOrder) for their final status.',
+      hint: 'Nothing to cancel: read the orders (`deltaflow order <id>`, or GET /v2/delta/orders/{id}) for their final status.',
     })
   }
 }
@@ -170,7 +170,7 @@ export class OrderAlreadySettledError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'Order already settled',
-      hint: 'The order can no longer be cancelled; read it with getDeltaOrder for its final state and cancel only the open ones.',
+      hint: 'The order can no longer be cancelled; read it (`deltaflow order <id>`) for its final state and cancel only the open ones.',
     })
   }
 }

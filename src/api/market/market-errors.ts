@@ -19,7 +19,7 @@ export class InvalidPriceRouteError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'The priceRoute was refused: it differs from the quoted one',
-      hint: 'Send the priceRoute exactly as getMarketPrices returned it (this client sends priceRoute.raw); re-quote if it was stored or edited.',
+      hint: 'Send the priceRoute exactly as GET /prices returned it; re-quote if it was stored or edited.',
     })
   }
 }
@@ -30,7 +30,7 @@ export class StalePriceRouteError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'The priceRoute is stale',
-      hint: 'Re-quote with getMarketPrices and build the transaction at once: a route expires about 30 s after the quote.',
+      hint: 'Re-quote (GET /prices) and build the transaction at once: a route expires about 30 s after the quote.',
     })
   }
 }

@@ -4,7 +4,7 @@ import type { DeltaOrder, DeltaOrderList } from '../../api/delta/delta-order-sch
 import { getDeltaOrder } from '../../api/delta/get-delta-order.js'
 import { getDeltaOrderByHash } from '../../api/delta/get-delta-order-by-hash.js'
 import { getDeltaOrders } from '../../api/delta/get-delta-orders.js'
-import { deltaOrderStatuses, finalDeltaOrderStatuses } from '../../protocol/delta-status.js'
+import { type DeltaOrderStatus, deltaOrderStatuses, finalDeltaOrderStatuses } from '../../protocol/delta-status.js'
 import type { JournalOrder } from '../orders.js'
 import { mapConcurrently } from './map-concurrently.js'
 import { VenueOrderMismatchError } from './reconcile-errors.js'
@@ -39,56 +39,26 @@ const openStatuses = deltaOrderStatuses.filter((status) => !(finalDeltaOrderStat
 
 /**
  * The venue's view of the journal's open Delta orders, one chunk at a time: pages of the account's non-final orders
- * (API 2.3, statuses filtered), then single reads of the journal orders no page held (they became final, or moved
- * between pages while paging). Single reads alone when only a few orders are open, and single reads instead of the
- * pages left when those are more (a long list of the account's orders that the journal does not hold). Once the first
- * page tells the total, a few following pages are requested while the current one is processed.
+ * (API 2.3, statuses filtered), then, when many journal orders were on none of them (a batch of cancels or fills since
+ * the last pass), pages of its final orders, newest first; then single reads of the journal orders no page held.
+ * Single reads alone when only a few orders are open, and single reads instead of the pages left when those are more
+ * (a long list of the account's orders that the journal does not hold). Once the first page of a list tells the total,
+ * a few following pages are requested while the current one is processed.
  */
 export async function* readVenueDeltaOrders(parameters: ReadVenueDeltaOrdersParameters): AsyncGenerator<VenueDeltaChunk> {
   const { api, account, orders, signal } = parameters
   const remaining = new Map(orders.map((order) => [order.id, order]))
   if (orders.length > parameters.singleReadLimit) {
-    const byVenueId = new Map(orders.flatMap((order) => (order.venueId === null ? [] : [[order.venueId.toLowerCase(), order] as const])))
-    const byHash = new Map(orders.flatMap((order) => (order.orderHash === null ? [] : [[order.orderHash, order] as const])))
-    const pages = new Map<number, Promise<PageAnswer>>()
-    const request = (page: number) => {
-      if (pages.has(page)) return
-      parameters.onRequest('page')
-      const answer = getDeltaOrders(api, { userAddress: account, status: openStatuses, limit: deltaListPageSize, page, signal })
-      pages.set(
-        page,
-        answer.then(
-          (list) => ({ list }),
-          (error: unknown) => ({ error }),
-        ),
-      )
+    const index = {
+      byVenueId: new Map(orders.flatMap((order) => (order.venueId === null ? [] : [[order.venueId.toLowerCase(), order] as const]))),
+      byHash: new Map(orders.flatMap((order) => (order.orderHash === null ? [] : [[order.orderHash, order] as const]))),
     }
-    let lastPage = Number.POSITIVE_INFINITY
-    request(1)
-    for (let page = 1; ; page++) {
-      request(page)
-      const answer = (await pages.get(page)) as PageAnswer
-      pages.delete(page)
-      signal?.throwIfAborted()
-      if (!('list' in answer)) {
-        yield { reads: [], listFailure: { page, error: answer.error, unchecked: remaining.size } }
-        return
-      }
-      const { list } = answer
-      // The first page tells how many there are: the next ones are requested while this one is processed.
-      if (page === 1) lastPage = Math.max(1, Math.ceil(list.total / deltaListPageSize))
-      for (let next = page + 1; next <= Math.min(lastPage, page + pagesInFlight); next++) request(next)
-      const reads: VenueDeltaRead[] = []
-      for (const venue of list.data) {
-        const order = byVenueId.get(venue.id.toLowerCase()) ?? byHash.get(venue.orderHash.toLowerCase())
-        // An order seen on an earlier page (statuses move while we page) is read once.
-        if (!order || !remaining.delete(order.id)) continue
-        reads.push(checkIdentity(order, venue, account))
-      }
-      yield { reads }
-      if (!list.hasMore || list.data.length === 0) break
-      // A long list holding few of ours: reading those singly takes fewer requests than the pages left.
-      if (lastPage - page > remaining.size) break
+    const open = yield* pageOrders(parameters, openStatuses, remaining, index)
+    if (open === 'failed') return
+    // Orders that left the open list are final now: a page of those costs one request where single reads cost one each.
+    if (remaining.size > parameters.singleReadLimit) {
+      // A final page that fails leaves the rest to single reads, which check each order anyway.
+      yield* pageOrders(parameters, finalDeltaOrderStatuses, remaining, index)
     }
   }
   const left = [...remaining.values()]
@@ -108,6 +78,63 @@ export async function* readVenueDeltaOrders(parameters: ReadVenueDeltaOrdersPara
       }
     })
     yield { reads }
+  }
+}
+
+type OrderIndex = { byVenueId: Map<string, JournalOrder>; byHash: Map<string, JournalOrder> }
+
+/**
+ * Pages the account's orders of the given statuses, yielding the journal orders found (and removing them from
+ * `remaining`). Stops when the pages left outnumber the orders left to find. A failed page of the open list is yielded
+ * as `listFailure` (the orders left are not checked this run); a failed page of the final list is not (single reads follow).
+ */
+async function* pageOrders(
+  parameters: ReadVenueDeltaOrdersParameters,
+  statuses: readonly DeltaOrderStatus[],
+  remaining: Map<string, JournalOrder>,
+  { byVenueId, byHash }: OrderIndex,
+): AsyncGenerator<VenueDeltaChunk, 'done' | 'failed'> {
+  const { api, account, signal } = parameters
+  const reportFailure = statuses === openStatuses
+  const pages = new Map<number, Promise<PageAnswer>>()
+  const request = (page: number) => {
+    if (pages.has(page)) return
+    parameters.onRequest('page')
+    const answer = getDeltaOrders(api, { userAddress: account, status: statuses, limit: deltaListPageSize, page, signal })
+    pages.set(
+      page,
+      answer.then(
+        (list) => ({ list }),
+        (error: unknown) => ({ error }),
+      ),
+    )
+  }
+  let lastPage = Number.POSITIVE_INFINITY
+  request(1)
+  for (let page = 1; ; page++) {
+    request(page)
+    const answer = (await pages.get(page)) as PageAnswer
+    pages.delete(page)
+    signal?.throwIfAborted()
+    if (!('list' in answer)) {
+      if (reportFailure) yield { reads: [], listFailure: { page, error: answer.error, unchecked: remaining.size } }
+      return 'failed'
+    }
+    const { list } = answer
+    // The first page tells how many there are: the next ones are requested while this one is processed.
+    if (page === 1) lastPage = Math.max(1, Math.ceil(list.total / deltaListPageSize))
+    for (let next = page + 1; next <= Math.min(lastPage, page + pagesInFlight); next++) request(next)
+    const reads: VenueDeltaRead[] = []
+    for (const venue of list.data) {
+      const order = byVenueId.get(venue.id.toLowerCase()) ?? byHash.get(venue.orderHash.toLowerCase())
+      // An order seen on an earlier page (statuses move while we page) is read once.
+      if (!order || !remaining.delete(order.id)) continue
+      reads.push(checkIdentity(order, venue, account))
+    }
+    yield { reads }
+    if (!list.hasMore || list.data.length === 0 || remaining.size === 0) return 'done'
+    // A long list holding few of ours: reading those singly takes fewer requests than the pages left.
+    if (lastPage - page > remaining.size) return 'done'
   }
 }
 
