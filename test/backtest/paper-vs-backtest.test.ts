@@ -25,15 +25,37 @@ const directory = createTempDirectory('deltaflow-paper-vs-backtest-')
 afterAll(() => directory.cleanup())
 const logger = createLogger({ level: 'silent' })
 
-/** Real ms between two polls of each recorded request: 30 sandbox seconds at speed 600. */
+/**
+ * The fixture's run, ten times slower and ten times shorter: speed 60 instead of 600 and 15 sandbox minutes instead
+ * of 150, so it still takes about 15 real seconds. Real time leaks into a paper run at every step (pricing, an
+ * approval, signing and submitting a TWAP within its deadline's 600 s of slack; the recording's quotes within the
+ * guard's age; the arbitrageur's rounds, once per real second). At speed 600 a real second is ten sandbox minutes,
+ * more than any of those margins, and a busy machine lost orders to it; at speed 60 it is one sandbox minute.
+ */
+const runOverrides = [
+  { path: 'sandbox.speed', value: '60' },
+  // 9 slices of 100 USDC, one every 100 sandbox seconds (the service's least TWAP interval is 60).
+  { path: 'strategies.0.config.periodSeconds', value: '900' },
+  // The paper bot's placement delay, 0.15-0.3 real seconds, in sandbox seconds at speed 60.
+  { path: 'backtest.fillModel.delta.auctionSeconds', value: '15' },
+]
+
+/** Real ms between two polls of each recorded request: 3 sandbox seconds at speed 60. */
 const recordIntervalMs = 50
 
-/** Paper against backtest: WETH bought and average execution price, in bps of the paper figure. */
+/**
+ * Paper against the backtest's fill model at the paper's own settlement times: WETH bought and average execution
+ * price, in bps of the paper figure. The paper run's timing is not compared: each real millisecond of latency is
+ * sandbox time, so a busy machine settles paper slices later, and the market moves meanwhile.
+ */
 const toleranceBps = 50
+
+/** Real ms that bound the paper run on a starved machine (the run itself takes about 15 real seconds). */
+const paperRunTimeoutMs = 120_000
 
 /** One settled slice: clock ms, USDC spent, WETH received (raw units). */
 type Fill = { at: number; spent: bigint; received: bigint }
-type Outcome = { statuses: Record<string, number>; fills: Fill[] }
+type Outcome = { statuses: Record<string, number>; fills: Fill[]; histories?: string[] }
 
 type Comparison = {
   dca: DcaConfig
@@ -44,14 +66,23 @@ type Comparison = {
   /** The chain's USDC and WETH movement of the paper wallet over the run. */
   chain: { spent: bigint; received: bigint }
   warnings: string[]
-  differences: { receivedBps: number; priceBps: number; venueBps: number }
+  differences: {
+    /** Paper against backtest, as they came out. */
+    receivedBps: number
+    priceBps: number
+    /** Of receivedBps: the recording's own move between the backtest's settlement times and the paper's. */
+    timingBps: number
+    /** Paper against the recorded slice quotes in force when the paper slices settled (the backtest's fill model there). */
+    venueBps: number
+    venuePriceBps: number
+  }
 }
 
 describe('paper against backtest', () => {
   let compared: Comparison | undefined
   beforeAll(async () => {
     compared = await runPaperAndBacktest()
-  }, 60_000)
+  }, paperRunTimeoutMs + 60_000)
   const comparison = () => {
     if (!compared) throw new Error('the paper run and its backtest did not complete (see beforeAll)')
     return compared
@@ -65,7 +96,7 @@ describe('paper against backtest', () => {
   it('places and completes the same TWAP orders with the same number of slices', () => {
     const { dca, paper, backtest, warnings } = comparison()
     expect(warnings, 'backtest warnings').toEqual([])
-    expect(paper.statuses, 'paper orders by status').toEqual({ COMPLETED: dca.orders })
+    expect(paper.statuses, `paper orders by status (${paper.histories?.join('; ')})`).toEqual({ COMPLETED: dca.orders })
     expect(backtest.statuses, 'backtest orders by status').toEqual(paper.statuses)
     expect(paper.fills, 'paper fills').toHaveLength(dca.orders * dca.slicesPerOrder)
     expect(backtest.fills, 'backtest fills').toHaveLength(paper.fills.length)
@@ -84,10 +115,12 @@ describe('paper against backtest', () => {
     expect(backtest.fills.map((fill) => fill.received)).toEqual(quotedAtBacktest.map((quote) => quote.received))
   })
 
-  it(`buys WETH at an average price within ${toleranceBps} bps of the paper run`, () => {
+  it(`buys WETH within ${toleranceBps} bps of the backtest's fill model at the paper's own settlement times`, () => {
     const { differences } = comparison()
-    expect(Math.abs(differences.receivedBps), `WETH received, bps: ${differences.receivedBps.toFixed(2)}`).toBeLessThanOrEqual(toleranceBps)
-    expect(Math.abs(differences.priceBps), `average price, bps: ${differences.priceBps.toFixed(2)}`).toBeLessThanOrEqual(toleranceBps)
+    const { receivedBps, timingBps, venueBps, venuePriceBps } = differences
+    const context = `paper against backtest ${receivedBps.toFixed(2)} bps, of which ${timingBps.toFixed(2)} bps is the recorded market's move between their settlement times`
+    expect(Math.abs(venueBps), `WETH received, bps: ${venueBps.toFixed(2)} (${context})`).toBeLessThanOrEqual(toleranceBps)
+    expect(Math.abs(venuePriceBps), `average price, bps: ${venuePriceBps.toFixed(2)} (${context})`).toBeLessThanOrEqual(toleranceBps)
   })
 })
 
@@ -97,7 +130,7 @@ describe('paper against backtest', () => {
  */
 async function runPaperAndBacktest(): Promise<Comparison> {
   const env = { ...process.env, PAPER_VS_BACKTEST_DB: directory.path('journal.sqlite') }
-  const document = loadConfigDocument(configFile, { env })
+  const document = loadConfigDocument(configFile, { env, set: runOverrides })
   const entry = document.config.strategies[0]
   if (!entry) throw new Error(`${configFile} has no strategy`)
   const dca = dcaConfigSchema.parse(entry.config)
@@ -150,7 +183,7 @@ async function runPaperAndBacktest(): Promise<Comparison> {
     const sliceQuotes = feed.quotesFor([sliceRequest]).subscribe((quote) => {
       lastSliceQuoteAt = quote.receivedAt
     })
-    from = await waitFor(() => lastSliceQuoteAt, 5_000, 'a first recorded slice quote')
+    from = await waitFor(() => lastSliceQuoteAt, 30_000, 'a first recorded slice quote')
 
     await session.bot.start()
     const journal = session.journal
@@ -159,7 +192,7 @@ async function runPaperAndBacktest(): Promise<Comparison> {
         const state = journal.getStrategyState(entry.name, 'schedule')
         return state !== undefined && dcaStateSchema.parse(state).finishedAt !== null ? true : undefined
       },
-      40_000,
+      paperRunTimeoutMs,
       'the DCA schedule to finish',
     )
     await session.bot.stop()
@@ -174,6 +207,13 @@ async function runPaperAndBacktest(): Promise<Comparison> {
       sandbox.delta.store.list().flatMap((order) => order.transactions.map(({ originTx, at }) => [originTx.toLowerCase(), at])),
     )
     paper = {
+      histories: orders.map(
+        (order) =>
+          `${order.id}: ${journal
+            .orderHistory(order.id)
+            .map((change) => `${change.status}${change.reason ? ` (${change.reason})` : ''}`)
+            .join(' → ')}`,
+      ),
       statuses: countBy(orders.map((order) => order.status)),
       fills: orders
         .flatMap((order) => journal.fillsOf(order.id))
@@ -192,6 +232,7 @@ async function runPaperAndBacktest(): Promise<Comparison> {
   const backtestDocument = loadConfigDocument(configFile, {
     env,
     set: [
+      ...runOverrides,
       { path: `backtest.balances.${dca.chainId}:${dca.srcToken}`, value: `"${startBalances.src}"` },
       { path: `backtest.balances.${dca.chainId}:${dca.destToken}`, value: `"${startBalances.dest}"` },
     ],
@@ -218,16 +259,20 @@ async function runPaperAndBacktest(): Promise<Comparison> {
       if (!quote) throw new Error(`no slice quote recorded before the fill at ${new Date(fill.at).toISOString()}`)
       return quote
     })
+  const quotedAtPaper = quotedAt(paper.fills)
+  const quotedAtBacktest = quotedAt(backtest.fills)
+  const paperReceived = sum(paper.fills, 'received')
   const differences = {
-    receivedBps: bpsBetween(sum(paper.fills, 'received'), sum(backtest.fills, 'received')),
+    receivedBps: bpsBetween(paperReceived, sum(backtest.fills, 'received')),
     priceBps: bpsBetween(priceOf(paper.fills), priceOf(backtest.fills)),
-    // The sandbox's fills against the slice quote in force when each settled: a diagnostic, not asserted.
-    venueBps: bpsBetween(sum(quotedAt(paper.fills), 'received'), sum(paper.fills, 'received')),
+    timingBps: (Number(sum(quotedAtBacktest, 'received') - sum(quotedAtPaper, 'received')) / Number(paperReceived)) * 10_000,
+    venueBps: bpsBetween(sum(quotedAtPaper, 'received'), paperReceived),
+    venuePriceBps: bpsBetween(priceOf(quotedAtPaper), priceOf(paper.fills)),
   }
   if (process.env.PAPER_VS_BACKTEST_REPORT) {
     writeReport(process.env.PAPER_VS_BACKTEST_REPORT, { from, to, paper, backtest, differences, quoteBefore, warnings: run.warnings })
   }
-  return { dca, paper, backtest, quotedAtBacktest: quotedAt(backtest.fills), chain: chainMoved, warnings: run.warnings, differences }
+  return { dca, paper, backtest, quotedAtBacktest, chain: chainMoved, warnings: run.warnings, differences }
 }
 
 async function waitFor<T>(read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {

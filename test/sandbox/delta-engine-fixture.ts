@@ -58,7 +58,10 @@ export async function poolQuote(
   if (!chain) throw new Error(`no chain ${chainId}`)
   await chain.refresh()
   const route = findBestRoute({ pools: chain.pools, srcToken, destToken, amount, side })
-  if (!route) throw new Error('no route')
+  if (!route) {
+    const pools = chain.pools.map((pool) => `${pool.name} ${pool.reserve0}/${pool.reserve1}`).join(', ')
+    throw new Error(`no route for ${amount} (${side}) from ${srcToken} to ${destToken} at block ${chain.blockNumber}; pools: ${pools}`)
+  }
   return side === 'SELL' ? route.destAmount : route.srcAmount
 }
 

@@ -11,11 +11,9 @@ import {
   balanceOf,
   poolQuote,
   sandboxSeconds,
-  swapOnPool,
   type TwapBuyOrder,
   type TwapOrder,
   token,
-  waitFor,
   waitForStatus,
 } from './delta-engine-fixture.js'
 
@@ -23,6 +21,8 @@ const chainId = 1
 const address = (index: number) => developmentAccounts[index]?.address as Address
 const interval = 60n
 const numSlices = 3
+/** Real ms to wait for an order's final status: bounds a starved machine, not a schedule (deadlines are sandbox time). */
+const statusTimeoutMs = 45_000
 
 /** Block timestamps of the order's fills, in order. */
 async function fillTimestamps(sandbox: RunningSandbox, hashes: readonly Hex[]): Promise<bigint[]> {
@@ -71,7 +71,7 @@ describe('Delta engine: TWAP orders', () => {
     const [wethBefore, usdcBefore] = await Promise.all([balanceOf(s, chainId, weth, address(1)), balanceOf(s, chainId, usdc, address(1))])
 
     const stored = await addSignedOrder(s, { kind: 'TWAPOrder', order }, { chainId, ownerIndex: 1 })
-    await waitForStatus(stored, 'COMPLETED')
+    await waitForStatus(stored, 'COMPLETED', statusTimeoutMs)
 
     const [wethAfter, usdcAfter] = await Promise.all([balanceOf(s, chainId, weth, address(1)), balanceOf(s, chainId, usdc, address(1))])
     expect(stored.transactions.map((fill) => fill.spentAmount)).toEqual(
@@ -103,7 +103,7 @@ describe('Delta engine: TWAP orders', () => {
     const [wethBefore, usdcBefore] = await Promise.all([balanceOf(s, chainId, weth, address(2)), balanceOf(s, chainId, usdc, address(2))])
 
     const stored = await addSignedOrder(s, { kind: 'TWAPBuyOrder', order }, { chainId, ownerIndex: 2 })
-    await waitForStatus(stored, 'COMPLETED')
+    await waitForStatus(stored, 'COMPLETED', statusTimeoutMs)
 
     const [wethAfter, usdcAfter] = await Promise.all([balanceOf(s, chainId, weth, address(2)), balanceOf(s, chainId, usdc, address(2))])
     expect(stored.transactions.map((fill) => fill.receivedAmount)).toEqual([1_000n, 1_000n, 1_000n].map((units) => units * 10n ** 6n))
@@ -122,26 +122,28 @@ describe('Delta engine: TWAP orders', () => {
 
   it('expires a TWAP whose remaining slices find no bid within their limit before the deadline', async () => {
     const s = sandbox()
-    // USDC → PUSD has a single pool, so moving it moves every route.
+    // USDC → PUSD has a single pool, so moving it moves every route. A slice is 5 % of the pool's USDC: the agent that
+    // fills the first one sells the USDC it received back into the pool before the engine moves on, which makes PUSD
+    // some 10 % dearer, so no later slice meets its limit. The engine itself orders that move before the next slice,
+    // where the test's own swap used to race it.
     const [usdc, pusd] = [token(s, chainId, 'USDC'), token(s, chainId, 'PUSD')]
     await approveDelta(s, chainId, 3, usdc)
-    const slice = 1_000n * 10n ** 6n
+    const slice = 100_000n * 10n ** 6n
     const perSlice = await poolQuote(s, chainId, usdc, pusd, slice, 'SELL')
     const order: TwapOrder = {
-      ...twapCommon(s, 3, usdc, pusd, 3n * interval + 60n),
+      // Ten intervals (five real seconds) for the first slice to settle and the next ones to find no bid.
+      ...twapCommon(s, 3, usdc, pusd, 10n * interval),
       destAmountPerSlice: (perSlice * 995n) / 1000n,
       totalSrcAmount: 3n * slice,
     }
 
     const pusdBefore = await balanceOf(s, chainId, pusd, address(3))
     const stored = await addSignedOrder(s, { kind: 'TWAPOrder', order }, { chainId, ownerIndex: 3 })
-    await waitFor('the first slice', () => stored.transactions.length === 1)
-    // Buying 100k PUSD makes it some 10 % dearer: no later slice meets its limit.
-    await swapOnPool(s, chainId, 4, 'USDC', 'PUSD', 100_000n * 10n ** 6n)
-    await waitForStatus(stored, 'EXPIRED')
+    await waitForStatus(stored, 'EXPIRED', statusTimeoutMs)
 
     expect(stored.transactions).toHaveLength(1)
     expect(stored.filledSrcAmount).toBe(slice)
+    expect(await poolQuote(s, chainId, usdc, pusd, slice, 'SELL')).toBeLessThan(order.destAmountPerSlice)
     expect((await balanceOf(s, chainId, pusd, address(3))) - pusdBefore).toBe(stored.transactions[0]?.receivedAmount)
     expect(stored.history.map((entry) => entry.status)).toEqual(['PENDING', 'ACTIVE', 'EXPIRED'])
   })

@@ -8,7 +8,7 @@ export class RouteValidationFailedError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'The route was refused: it differs from the quoted one',
-      hint: 'Build with the route and side of the Delta price (GET /v2/delta/prices or /v2/quote) unmodified; re-quote if the route was stored or edited.',
+      hint: "Build with the route and side of the Delta price (GET /v2/delta/prices or /v2/quote) unmodified (deltaflow sends route.raw, the answer's own JSON); re-quote if the route was stored or edited.",
     })
   }
 }

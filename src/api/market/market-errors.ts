@@ -19,7 +19,7 @@ export class InvalidPriceRouteError extends ApiRequestError {
   constructor(answer: ServiceAnswer) {
     super(answer, {
       shortMessage: 'The priceRoute was refused: it differs from the quoted one',
-      hint: 'Send the priceRoute exactly as GET /prices returned it; re-quote if it was stored or edited.',
+      hint: "Send the priceRoute exactly as GET /prices returned it (deltaflow sends priceRoute.raw, the answer's own JSON); re-quote if it was stored or edited.",
     })
   }
 }

@@ -1,4 +1,4 @@
-import { type Address, getAddress, isAddress } from 'viem'
+import { type Address, getAddress, hexToBigInt, isAddress } from 'viem'
 import type { DeployedToken } from '../chains/fixture.js'
 import type { LocalChain } from '../chains/harness.js'
 import { getContractArtifact } from '../contracts/compile.js'
@@ -17,6 +17,7 @@ export class ChainVenue {
   #block = -1n
   #watcher: ReturnType<typeof setInterval> | undefined
   #refreshing: Promise<void> | undefined
+  #nextRefresh: Promise<void> | undefined
   readonly #tokensByAddress: Map<string, DeployedToken>
   readonly #tokensBySymbol: Map<string, DeployedToken>
 
@@ -61,37 +62,53 @@ export class ChainVenue {
     return this.#block
   }
 
-  /** Reads every pool's reserves (one batched RPC round trip). */
-  async refresh(): Promise<void> {
-    this.#refreshing ??= (async () => {
-      try {
-        const abi = getContractArtifact('ConstantProductPool').abi
-        const [block, reserves] = await Promise.all([
-          this.clients.publicClient.getBlockNumber({ cacheTime: 0 }),
-          Promise.all(
-            this.fixture.pools.map(
-              (pool) =>
-                this.clients.publicClient.readContract({ address: pool.address, abi, functionName: 'getReserves' }) as Promise<
-                  readonly [bigint, bigint]
-                >,
-            ),
-          ),
-        ])
-        this.#pools = this.fixture.pools.map((pool, index) => ({
-          address: pool.address,
-          token0: pool.token0,
-          token1: pool.token1,
-          reserve0: reserves[index]?.[0] ?? 0n,
-          reserve1: reserves[index]?.[1] ?? 0n,
-          feeBps: BigInt(pool.feeBps),
-          name: pool.symbols.join('/'),
-        }))
-        this.#block = block
-      } finally {
-        this.#refreshing = undefined
-      }
-    })()
-    return this.#refreshing
+  /**
+   * Reads every pool's reserves at the latest block (one batched RPC round trip after the block number), so the
+   * reserves are always those of `blockNumber`. A call made while a refresh is under way gets the next one, which
+   * starts after it: the one under way may have read the pools before the caller's last transaction.
+   */
+  refresh(): Promise<void> {
+    if (!this.#refreshing) return this.#startRefresh()
+    this.#nextRefresh ??= this.#refreshing
+      .catch(() => {})
+      .then(() => {
+        this.#nextRefresh = undefined
+        return this.refresh()
+      })
+    return this.#nextRefresh
+  }
+
+  #startRefresh(): Promise<void> {
+    const refreshing = (async () => {
+      const { publicClient } = this.clients
+      const abi = getContractArtifact('ConstantProductPool').abi
+      // Not getBlockNumber: it shares a request already in flight, which may predate the caller's transaction.
+      const block = hexToBigInt(await publicClient.request({ method: 'eth_blockNumber' }))
+      this.#pools = await Promise.all(
+        this.fixture.pools.map(async (pool): Promise<PoolState> => {
+          const [reserve0, reserve1] = (await publicClient.readContract({
+            address: pool.address,
+            abi,
+            functionName: 'getReserves',
+            blockNumber: block,
+          })) as readonly [bigint, bigint]
+          return {
+            address: pool.address,
+            token0: pool.token0,
+            token1: pool.token1,
+            reserve0,
+            reserve1,
+            feeBps: BigInt(pool.feeBps),
+            name: pool.symbols.join('/'),
+          }
+        }),
+      )
+      this.#block = block
+    })().finally(() => {
+      this.#refreshing = undefined
+    })
+    this.#refreshing = refreshing
+    return refreshing
   }
 
   /** Polls the block number and refreshes the reserves when it moves. */
