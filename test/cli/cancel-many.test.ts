@@ -1,21 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openJournal } from '../../src/journal/journal.js'
 import type { JournalOrder } from '../../src/journal/orders.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
 import { systemClock } from '../../src/time/clock.js'
-import { runDeltaflow } from '../helpers/deltaflow-cli.js'
+import { type DeltaflowSandbox, runDeltaflow, startDeltaflowSandbox } from '../helpers/deltaflow-cli.js'
 import { venueExecutorContext } from '../helpers/executor.js'
 import { placeOpenLimitOrders } from '../helpers/open-limit-orders.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
 // `deltaflow cancel` over more orders than one cancellation may carry, against `deltaflow sandbox` as a user runs it.
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const directory = createTempDirectory('deltaflow-cancel-many-')
 
 type CancelJson = {
@@ -30,22 +26,14 @@ type CancelJson = {
 }
 
 describe('deltaflow cancel with hundreds of open Delta orders', () => {
-  let sandbox: ChildProcess
+  let sandbox: DeltaflowSandbox
   let info: SandboxInfo
   beforeAll(async () => {
-    sandbox = spawn(process.execPath, ['bin/deltaflow.js', 'sandbox', '--json', '--chains', '1'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    const line = await new Promise<string>((resolve) =>
-      createInterface({ input: sandbox.stdout as NonNullable<typeof sandbox.stdout> }).once('line', resolve),
-    )
-    info = JSON.parse(line) as SandboxInfo
+    sandbox = await startDeltaflowSandbox(['--chains', '1'])
+    info = sandbox.info
   })
   afterAll(async () => {
-    const exited = new Promise((resolve) => sandbox.once('exit', resolve))
-    sandbox.kill('SIGTERM')
-    await exited
+    await sandbox.stop()
     directory.cleanup()
   })
 

@@ -1,13 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { parseUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
-import { runDeltaflow } from '../helpers/deltaflow-cli.js'
-
-const root = fileURLToPath(new URL('../..', import.meta.url))
+import { type DeltaflowSandbox, runDeltaflow, startDeltaflowSandbox } from '../helpers/deltaflow-cli.js'
 
 type ModeLine = {
   srcAmount: string
@@ -37,22 +32,14 @@ const quoted = (line: ModeLine | { error: string } | undefined): ModeLine => {
 }
 
 describe('deltaflow quote against `deltaflow sandbox`', () => {
-  let sandbox: ChildProcess
+  let sandbox: DeltaflowSandbox
   let info: SandboxInfo
   beforeAll(async () => {
-    sandbox = spawn(process.execPath, ['bin/deltaflow.js', 'sandbox', '--json', '--chains', '1'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    const line = await new Promise<string>((resolve) =>
-      createInterface({ input: sandbox.stdout as NonNullable<typeof sandbox.stdout> }).once('line', resolve),
-    )
-    info = JSON.parse(line) as SandboxInfo
+    sandbox = await startDeltaflowSandbox(['--chains', '1'])
+    info = sandbox.info
   })
   afterAll(async () => {
-    const exited = new Promise((resolve) => sandbox.once('exit', resolve))
-    sandbox.kill('SIGTERM')
-    await exited
+    await sandbox.stop()
   })
 
   const key = { DELTAFLOW_PRIVATE_KEY: developmentAccounts[1]?.privateKey ?? '' }

@@ -1,15 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { createPublicClient, erc20Abi, http, parseEther, parseUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import type { SandboxInfo } from '../../src/sandbox/start-sandbox.js'
-import { runDeltaflow } from '../helpers/deltaflow-cli.js'
+import { type DeltaflowSandbox, runDeltaflow, startDeltaflowSandbox } from '../helpers/deltaflow-cli.js'
 import { placeOpenLimitOrder } from '../helpers/executor.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const directory = createTempDirectory('deltaflow-cli-')
 /** One journal per account, as one bot keeps one journal. */
 const journalOf = (index: number) => directory.path(`account-${index}.sqlite`)
@@ -17,22 +13,14 @@ const journalOf = (index: number) => directory.path(`account-${index}.sqlite`)
 const deltaflow = runDeltaflow
 
 describe('deltaflow quote and swap against `deltaflow sandbox`', () => {
-  let sandbox: ChildProcess
+  let sandbox: DeltaflowSandbox
   let info: SandboxInfo
   beforeAll(async () => {
-    sandbox = spawn(process.execPath, ['bin/deltaflow.js', 'sandbox', '--json', '--chains', '1'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    const line = await new Promise<string>((resolve) =>
-      createInterface({ input: sandbox.stdout as NonNullable<typeof sandbox.stdout> }).once('line', resolve),
-    )
-    info = JSON.parse(line) as SandboxInfo
+    sandbox = await startDeltaflowSandbox(['--chains', '1'])
+    info = sandbox.info
   })
   afterAll(async () => {
-    const exited = new Promise((resolve) => sandbox.once('exit', resolve))
-    sandbox.kill('SIGTERM')
-    await exited
+    await sandbox.stop()
     directory.cleanup()
   })
 
