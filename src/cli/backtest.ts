@@ -98,7 +98,7 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
   const runs = await Promise.all(
     combinations.map(async (combination) => ({
       combination,
-      document: await loadCheckedConfig(file, { set: [...combination, ...seedSet] }),
+      document: await loadCheckedConfig(file, { set: [...combination, ...seedSet], requireStrategies: true }),
     })),
   )
   // The replay, the runtime and the report load once the flags have passed: a wrong flag is told at once.

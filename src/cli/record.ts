@@ -24,7 +24,7 @@ export function registerRecordCommand(program: Command): void {
 
 async function record(file: string, options: RecordOptions): Promise<void> {
   const logger = createLogger({ level: resolveLogLevel({ fallback: 'info' }), pretty: process.stderr.isTTY === true })
-  const document = await loadCheckedConfig(file)
+  const document = await loadCheckedConfig(file, { requireStrategies: true })
   const recording = await startRecording({
     document,
     out: options.out,

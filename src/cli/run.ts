@@ -36,7 +36,7 @@ async function runBot(file: string, options: RunOptions): Promise<void> {
     level: resolveLogLevel({ flag: options.logLevel }),
     pretty: process.stderr.isTTY === true,
   })
-  const document = await loadCheckedConfig(file)
+  const document = await loadCheckedConfig(file, { requireStrategies: true })
   const session = await openBot({
     document,
     live: options.live === true,

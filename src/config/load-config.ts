@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs'
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parse, parseDocument, visit } from 'yaml'
+import { isMap, isPair, isScalar, isSeq, type Node, visit } from 'yaml'
 import type { z } from 'zod'
 import { BaseError } from '../errors/base.js'
+import { readConfigText } from './config-text.js'
+import { configValuesOf, parseConfigYaml, parseYamlValue } from './config-yaml.js'
 import { requireFile } from './file-not-found.js'
 import { type DeltaflowConfig, deltaflowConfigSchema } from './schema.js'
 
@@ -27,11 +28,17 @@ export type LoadConfigParameters = {
    * and a YAML scalar (`8`, `true`, `"0x…"`); a value replacing a string in the file stays a string.
    */
   set?: readonly { path: string; value: string }[] | undefined
+  /**
+   * The command runs the config's strategies (`run`, `backtest`, `record`): a config without an enabled strategy is
+   * refused at its `strategies` key instead of starting a bot that does nothing.
+   */
+  requireStrategies?: boolean | undefined
 }
 
 /**
  * Reads a YAML configuration file: `${NAME}` replaced from the environment, then validated (unknown keys refused).
- * A missing file throws FileNotFoundError; every problem of the file throws one ConfigError.
+ * A missing file throws FileNotFoundError; every problem of the file throws one ConfigError, including a file that is
+ * not UTF-8, larger than 1 MiB, empty, or whose YAML uses an unknown tag, an alias without anchor or an alias bomb.
  */
 export function loadConfig(file: string, parameters: LoadConfigParameters = {}): DeltaflowConfig {
   return loadConfigDocument(file, parameters).config
@@ -78,27 +85,27 @@ export type ConfigCheck = {
 /** Checks a configuration file without throwing on its problems; a missing file throws FileNotFoundError. */
 export function checkConfigFile(file: string, parameters: LoadConfigParameters = {}): ConfigCheck {
   requireFile(file, 'a YAML configuration')
-  let text: string
+  let read: ReturnType<typeof readConfigText>
   try {
-    text = readFileSync(file, 'utf8')
+    read = readConfigText(file)
   } catch (cause) {
     throw new ConfigError(file, [`${file}: cannot read the file: ${(cause as Error).message}`])
   }
-  return checkConfigText(text, file, parameters)
+  if ('problem' in read)
+    return { file, problems: [read.problem], document: undefined, values: undefined, locate: () => file, locateKey: () => file }
+  return checkConfigText(read.text, file, parameters)
 }
 
 /**
  * Checks a configuration's text: YAML syntax, `${NAME}` interpolation, `--set` values and the schema, every problem
  * collected (a key whose variable is missing is not reported a second time by the schema).
  */
-export function checkConfigText(text: string, file: string, { env = process.env, set = [] }: LoadConfigParameters = {}): ConfigCheck {
-  const lineCounter = new LineCounter()
-  const document = parseDocument(text, { lineCounter, prettyErrors: false })
-  const where = (offset: number | undefined) => {
-    if (offset === undefined) return file
-    const { line, col } = lineCounter.linePos(offset)
-    return `${file}:${line}:${col}`
-  }
+export function checkConfigText(
+  text: string,
+  file: string,
+  { env = process.env, set = [], requireStrategies = false }: LoadConfigParameters = {},
+): ConfigCheck {
+  const { document, where, problems: yamlProblems } = parseConfigYaml(text, file)
   const locate = (path: readonly PropertyKey[]) => where(rangeStart(nodeAt(document.contents, path.map(String))))
   const locateKey = (path: readonly PropertyKey[], key: string) => {
     const map = nodeAt(document.contents, path.map(String))
@@ -112,12 +119,7 @@ export function checkConfigText(text: string, file: string, { env = process.env,
     locate,
     locateKey,
   })
-  if (document.errors.length > 0) {
-    return check(
-      document.errors.map((error) => `${where(error.pos[0])}: ${error.message.split('\n')[0]}`),
-      undefined,
-    )
-  }
+  if (yamlProblems.length > 0) return check(yamlProblems, undefined)
   const problems: string[] = []
   // Paths whose `${NAME}` is missing: the schema's complaint about the emptied value would say the same again.
   const unset = new Set<string>()
@@ -145,12 +147,24 @@ export function checkConfigText(text: string, file: string, { env = process.env,
       // A value replacing a string stays a string (`lowerPrice=1900` where the file has "2100"); elsewhere YAML decides.
       const current = document.getIn(segments, true)
       const replacesString = isScalar(current) && typeof current.value === 'string'
-      document.setIn(segments, replacesString ? value : parse(value))
+      const parsed = replacesString ? { value } : parseYamlValue(value)
+      if ('problem' in parsed) {
+        problems.push(`--set ${path}=${value}: ${parsed.problem}`)
+        continue
+      }
+      document.setIn(segments, parsed.value)
     } catch (cause) {
       problems.push(`--set ${path}=${value}: ${(cause as Error).message}`)
     }
   }
-  const values: unknown = document.toJS() ?? {}
+  let values: unknown
+  try {
+    values = configValuesOf(document)
+  } catch (cause) {
+    // parseConfigYaml bounds the aliases; yaml's own limit is the last guard.
+    return check([...problems, `${file}: ${(cause as Error).message}`], undefined)
+  }
+  if (requireStrategies) problems.push(...missingStrategies(values, locate))
   const result = deltaflowConfigSchema.safeParse(values)
   if (result.success) return check(problems, values, result.data)
   for (const issue of result.error.issues) {
@@ -177,6 +191,22 @@ export function sortProblems(problems: readonly string[]): string[] {
     .map(({ problem }) => problem)
 }
 
+/** The problem of a config that a command running strategies cannot use: none, or none enabled. */
+function missingStrategies(values: unknown, locate: ConfigDocument['locate']): string[] {
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) return []
+  const entries = (values as { strategies?: unknown }).strategies
+  const expected = 'strategies: expected at least one enabled strategy for a command that runs strategies'
+  if (entries === undefined) return [`${locate([])}: ${expected}, received a configuration without strategies`]
+  // Anything else than a list (null included) is the schema's problem.
+  if (!Array.isArray(entries)) return []
+  if (entries.length === 0) return [`${locate(['strategies'])}: ${expected}, received an empty list`]
+  const disabled = entries.filter(
+    (entry) => typeof entry === 'object' && entry !== null && (entry as { enabled?: unknown }).enabled === false,
+  )
+  if (disabled.length < entries.length) return []
+  return [`${locate(['strategies'])}: ${expected}, received ${entries.length}, each with enabled: false`]
+}
+
 function describeIssue(issue: z.core.$ZodIssue, root: unknown, where: (offset: number | undefined) => string): string {
   const path = issue.path.map(String)
   const node = nodeAt(root, path)
@@ -184,6 +214,9 @@ function describeIssue(issue: z.core.$ZodIssue, root: unknown, where: (offset: n
   if (issue.code === 'unrecognized_keys') {
     const keyNode = (issue.keys ?? []).map((key) => keyNodeAt(node, key)).find((found) => found !== undefined)
     return `${where(keyNode?.range?.[0] ?? rangeStart(node))}: unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} in ${keyPath}`
+  }
+  if (path.length === 0 && issue.code === 'invalid_type') {
+    return `${where(rangeStart(node))}: expected a deltaflow configuration (a mapping of sections such as venue, chains and strategies), received ${isSeq(node) ? 'a list' : isScalar(node) ? `the ${typeof node.value} ${JSON.stringify(node.value)}` : 'another value'}`
   }
   const message = issue.code === 'invalid_key' ? `invalid key: ${issue.issues[0]?.message ?? issue.message}` : issue.message
   return `${where(rangeStart(node))}: ${keyPath}: ${message}`

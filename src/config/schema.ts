@@ -1,14 +1,18 @@
 import { z } from 'zod'
 import { fillModelSchema } from '../backtest/fill-model.js'
 import { riskLimitsSchema } from '../exec/risk/risk-limits-schema.js'
+import { configNameSchema, configPathSchema, strategyReferenceSchema, tokenSymbolSchema } from './config-names.js'
 
-const chainIdKey = z.string().regex(/^\d+$/, 'expected a chain id such as 1 or 8453')
+const chainIdKey = z
+  .string()
+  .regex(/^\d+$/, 'expected a chain id such as 1 or 8453')
+  .refine((key) => Number.isSafeInteger(Number(key)) && Number(key) > 0, 'expected a chain id from 1 to 2^53 - 1')
 
 export const venueConfigSchema = z.strictObject({
   /** `sandbox` starts an embedded sandbox; otherwise the service's base URL. */
   url: z.union([z.literal('sandbox'), z.url({ protocol: /^https?$/ })]).default('sandbox'),
   apiKey: z.string().min(1).optional(),
-  partner: z.string().min(1).default('anon'),
+  partner: configNameSchema.default('anon'),
   timeoutMs: z.number().int().positive().default(15_000),
   retries: z.number().int().min(0).max(10).default(3),
   requestsPerSecond: z.number().positive().default(10),
@@ -20,7 +24,7 @@ export const chainConfigSchema = z.strictObject({
 
 export const walletConfigSchema = z.strictObject({
   /** Encrypted JSON keystore (Web3 Secret Storage v3); its password comes from DELTAFLOW_KEYSTORE_PASSWORD. */
-  keystore: z.string().min(1).optional(),
+  keystore: configPathSchema.optional(),
   /** Environment variable holding a hex private key. */
   privateKeyEnv: z
     .string()
@@ -45,12 +49,9 @@ export const executorConfigSchema = z.strictObject({
 /** One strategy of the bot: which plugin, under which name, with its own config (checked by the plugin's schema). */
 export const strategyEntrySchema = z.strictObject({
   /** Unique within the bot: intents, orders and state are journaled under it. */
-  name: z
-    .string()
-    .min(1)
-    .regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, "_", "-" or "."'),
+  name: configNameSchema,
   /** A built-in strategy name, a file path, or an npm package. */
-  use: z.string().min(1),
+  use: strategyReferenceSchema,
   enabled: z.boolean().default(true),
   /** Passed to the plugin, which validates it. */
   config: z.record(z.string(), z.unknown()).default({}),
@@ -58,7 +59,7 @@ export const strategyEntrySchema = z.strictObject({
 
 /** The kill switch of the risk section: a file whose presence, or a signal, stops new orders. */
 export const killSwitchConfigSchema = z.strictObject({
-  file: z.string().min(1).optional(),
+  file: configPathSchema.optional(),
   signal: z.enum(['SIGUSR1', 'SIGUSR2', 'SIGHUP']).optional(),
   cancelOpenOrders: z.boolean().default(false),
 })
@@ -85,6 +86,8 @@ export const opsConfigSchema = z.strictObject({
   /** Absent: no endpoint. 0 picks a free port (logged at startup). */
   port: z.number().int().min(0).max(65_535).optional(),
   host: z.string().min(1).default('127.0.0.1'),
+  /** GET /health answers 503 once the venue or a chain has failed without one answer for longer than this, ms. */
+  unhealthyAfterMs: z.number().int().min(100).default(60_000),
 })
 
 const environmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
@@ -97,7 +100,7 @@ export const makerAuthConfigSchema = z.strictObject({
   accessKeyEnv: environmentVariableName.default('DELTAFLOW_MAKER_ACCESS_KEY'),
   secretEnv: environmentVariableName.default('DELTAFLOW_MAKER_SECRET'),
   /** A JSON file of `{ domain, accessKey, secret }` (or an array of them, one per domain), used instead of the variables. */
-  credentialsFile: z.string().min(1).optional(),
+  credentialsFile: configPathSchema.optional(),
   /** How far a request's timestamp may be from the maker's clock. */
   toleranceMs: z.number().int().min(1_000).max(300_000).default(30_000),
 })
@@ -124,10 +127,7 @@ export const makerConfigSchema = z.strictObject({
   /** Register each chain's endpoint with the sandbox (POST /_sandbox/makers) so it routes through the maker. Default: true in paper mode. */
   registerWithSandbox: z.boolean().optional(),
   /** The maker's name at the sandbox. */
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected letters, digits, "_", "-" or "."')
-    .default('deltaflow-maker'),
+  name: configNameSchema.default('deltaflow-maker'),
   /** Real milliseconds between the runtime's polls. */
   intervals: z
     .strictObject({
@@ -146,7 +146,7 @@ const tokenKey = z.string().regex(/^[1-9]\d*:0x[0-9a-fA-F]{40}$/, 'expected "cha
 
 /** A token of the backtest's pair: its symbol for labels and its address on each chain that holds it. */
 const pairTokenSchema = z.strictObject({
-  symbol: z.string().min(1),
+  symbol: tokenSymbolSchema,
   /** `"chainId:address"` of each deployment (USDC on chain 1 and on Base count as one quote token). */
   tokens: z.array(tokenKey).min(1),
 })
@@ -171,7 +171,7 @@ export const deltaflowConfigSchema = z.strictObject({
   chains: z.record(chainIdKey, chainConfigSchema).default({}),
   wallet: walletConfigSchema.default(walletConfigSchema.parse({})),
   /** SQLite journal file. */
-  db: z.string().min(1).optional(),
+  db: configPathSchema.optional(),
   risk: riskLimitsSchema.extend({ killSwitch: killSwitchConfigSchema.optional() }).default(riskLimitsSchema.parse({})),
   executor: executorConfigSchema.default(executorConfigSchema.parse({})),
   /** Milliseconds between two polls of one quote request. */

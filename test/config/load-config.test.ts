@@ -16,8 +16,8 @@ const problemsOf = (text: string, env: Record<string, string> = {}) => {
 }
 
 describe('parseConfig', () => {
-  it('fills every default from an empty file: the embedded sandbox, partner anon', () => {
-    const config = parseConfig('', 'bot.yaml', { env: {} })
+  it('fills every default from an empty mapping: the embedded sandbox, partner anon', () => {
+    const config = parseConfig('{}', 'bot.yaml', { env: {} })
     expect(config.venue).toMatchObject({ url: 'sandbox', partner: 'anon', retries: 3 })
     expect(config.wallet.privateKeyEnv).toBe('DELTAFLOW_PRIVATE_KEY')
     expect(config.chains).toEqual({})
