@@ -19,6 +19,7 @@ import type { SandboxDesk } from './server/desk.js'
 import { FaultInjector, type FaultRuleInput } from './server/faults.js'
 import { createQuoteDesk } from './server/quote-desk.js'
 import { createResourcesDesk } from './server/resources-desk.js'
+import type { SandboxServerLimits } from './server/server-limits.js'
 import { syncChainTime } from './venue/chain-time.js'
 import { ChainVenue } from './venue/chain-venue.js'
 import { loadDefaultPricePaths } from './venue/price-path.js'
@@ -50,6 +51,11 @@ export type StartSandboxOptions = {
   makers?: readonly MakerRegistrationInput[] | undefined
   /** Polling cadence and failure rules of makers (real milliseconds); defaults in makers/maker-settings.ts. */
   makerTiming?: Partial<MakerTiming> | undefined
+  /**
+   * Limits of the HTTP server (defaults in server/server-limits.ts): body limit (5 MiB, then 413), the time to
+   * receive a whole request (30 s, then 408 and the connection closed), the keep-alive timeout (72 s).
+   */
+  server?: Partial<SandboxServerLimits> | undefined
   logger?: Logger | undefined
 }
 
@@ -108,7 +114,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     // Last: its start registers the configured makers once everything else runs, and it stops first.
     const makersDesk = createMakersDesk(venue, { makers: options.makers, timing: options.makerTiming })
     desks.push(makersDesk)
-    const app = createSandboxApp({ venue, desks, faults })
+    const app = createSandboxApp({ venue, desks, faults, limits: options.server })
     const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 })
     stops.push(() => app.close())
     for (const desk of desks) {

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../../log/logger.js'
 
 // Every answer of the maker server is JSON, errors included (section 1 of the maker document): fastify's own
@@ -21,6 +21,8 @@ export type InstallJsonErrorsParameters = {
 }
 
 export function installJsonErrors(app: FastifyInstance, { bodyLimitBytes, routes, logger }: InstallJsonErrorsParameters): void {
+  app.addHook('onResponse', drainUnreadBody)
+
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.raw.url ?? '/')
     const methods = routes.get(path)
@@ -33,6 +35,8 @@ export function installJsonErrors(app: FastifyInstance, { bodyLimitBytes, routes
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode
+    // fastify asks to close after refusing a body; closing with the body unread would reset the connection.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') reply.removeHeader('connection')
     if (status !== undefined && status >= 400 && status < 500)
       return sendError(reply, status, describeClientError(error, request.headers, bodyLimitBytes))
     logger?.error({ err: error, method: request.method, path: pathOf(request.raw.url ?? '/') }, 'maker request failed')
@@ -63,9 +67,31 @@ export function answerFrameworkError(error: { code?: string; message: string }, 
   )
 }
 
+/** Sockets still reading the rest of a body whose request was already answered. */
+const drainingSockets = new WeakSet<Socket>()
+
+/**
+ * After an answer given before the body arrived in full (413, 404, 401, …), reads the rest of the body away: closing
+ * at once would make the kernel reset the connection while the client is still sending, and a client that reads only
+ * after writing its whole body would see the reset instead of the answer. Reading stops when the body ends (the
+ * connection stays usable) or when the request timeout closes the connection.
+ */
+async function drainUnreadBody(request: FastifyRequest): Promise<void> {
+  const raw = request.raw
+  if (raw.complete || raw.socket.destroyed) return
+  drainingSockets.add(raw.socket)
+  raw.once('end', () => drainingSockets.delete(raw.socket))
+  raw.resume()
+}
+
 /** Fastify's `clientErrorHandler`: errors before a request exists (timeouts, oversized headers, garbage). */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  // The request already has its answer; it only took too long to send the rest of its body.
+  if (drainingSockets.has(socket)) {
+    socket.destroy(error)
+    return
+  }
   const [status, text, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'Request Timeout', 'request timeout: the request was not received in time']

@@ -48,13 +48,6 @@ export async function postOtcOrder(context: OtcDeskContext, { chainId, body }: P
         `ask for ${chain.wrappedNative.symbol} ${chain.wrappedNative.address} instead`,
     })
   }
-  const nowSeconds = unixSeconds(context.venue.clock)
-  if (body.expiry !== 0 && body.expiry < nowSeconds) {
-    throw new ApiError(otcErrors.orderExpired, {
-      message: `Order expired: expiry ${body.expiry} is before the sandbox time ${nowSeconds} (use 0 for an order that never expires)`,
-    })
-  }
-
   const order: RfqOrder = {
     nonceAndMeta: body.nonceAndMeta,
     expiry: BigInt(body.expiry),
@@ -74,8 +67,15 @@ export async function postOtcOrder(context: OtcDeskContext, { chainId, body }: P
     otherDomains: otherRfqDomains(context, domain),
   })
   if (!verified.valid) throw new ApiError(otcErrors.invalidSignature, { message: `Invalid signature: ${verified.reason}` })
+  // A retried post of a stored order gets it back, even once it has expired.
   const existing = context.store.get(verified.orderHash)
   if (existing) return existing
+  const nowSeconds = unixSeconds(context.venue.clock)
+  if (body.expiry !== 0 && body.expiry < nowSeconds) {
+    throw new ApiError(otcErrors.orderExpired, {
+      message: `Order expired: expiry ${body.expiry} is before the sandbox time ${nowSeconds} (use 0 for an order that never expires)`,
+    })
+  }
 
   const funds = await readMakerFunds(chain.clients.publicClient, { token: order.makerAsset, maker: order.maker, spender: rfq }).catch(
     () => {

@@ -49,6 +49,21 @@ export const commonErrors = defineApiErrors({
     cause: 'No such endpoint or resource.',
     fix: 'Check the path against the API document.',
   },
+  requestTimeout: {
+    endpoint: '*',
+    status: 408,
+    message: 'Request timeout',
+    cause:
+      'The request, headers and body, did not arrive in full within the request timeout (30 s by default), e.g. its Content-Length overstates its body. The connection is closed.',
+    fix: 'Send the whole request, with a Content-Length equal to the body length.',
+  },
+  payloadTooLarge: {
+    endpoint: '*',
+    status: 413,
+    message: 'Payload too large',
+    cause: 'The request body is over the body limit (5 MiB by default); the message gives the limit.',
+    fix: 'Send a smaller body.',
+  },
   rateLimited: {
     endpoint: '*',
     status: 429,

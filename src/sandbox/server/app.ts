@@ -1,20 +1,27 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { SandboxVenue } from '../venue/sandbox-venue.js'
 import { ApiError, commonErrors } from './api-error.js'
+import { answerClientError, drainUnreadBody } from './connection-errors.js'
 import type { SandboxDesk } from './desk.js'
 import type { FaultInjector, FaultRule } from './faults.js'
+import { resolveSandboxServerLimits, type SandboxServerLimits, serverOptionsOf } from './server-limits.js'
 
 export type CreateSandboxAppParameters = {
-  venue: SandboxVenue
+  /** Its logger and clock: the admin routes and the error handler need nothing else of it. */
+  venue: Pick<SandboxVenue, 'logger' | 'clock'>
   desks: readonly SandboxDesk[]
   faults: FaultInjector
+  /** Body limit and timeouts; defaults in server-limits.ts. */
+  limits?: Partial<SandboxServerLimits> | undefined
 }
 
 /** The sandbox's HTTP server: JSON everywhere, errors as `{ error }`, faults injected before routing. */
-export function createSandboxApp({ venue, desks, faults }: CreateSandboxAppParameters): FastifyInstance {
+export function createSandboxApp({ venue, desks, faults, limits: limitsInput }: CreateSandboxAppParameters): FastifyInstance {
+  const limits = resolveSandboxServerLimits(limitsInput)
   const app = Fastify({
     logger: false,
-    bodyLimit: 5 * 1024 * 1024,
+    ...serverOptionsOf(limits),
+    clientErrorHandler: answerClientError(limits.requestTimeoutMs),
     // Stopping the sandbox ends every connection at once: a client's keep-alive or in-flight request must not hold it open.
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
@@ -35,8 +42,16 @@ export function createSandboxApp({ venue, desks, faults }: CreateSandboxAppParam
     if (rule.status !== undefined) return sendFault(reply, rule)
   })
 
+  app.addHook('onResponse', drainUnreadBody)
+
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) return reply.status(error.status).send({ error: error.message, ...error.extra })
+    if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // fastify asks to close after refusing a body; closing with the body unread would reset the connection.
+      reply.removeHeader('connection')
+      const message = `${commonErrors.payloadTooLarge.message}: the request body is over the limit of ${limits.bodyLimitBytes} bytes`
+      return reply.status(commonErrors.payloadTooLarge.status).send({ error: message })
+    }
     const statusCode = (error as { statusCode?: number }).statusCode
     if (statusCode && statusCode >= 400 && statusCode < 500) {
       return reply.status(statusCode).send({ error: `Bad request: ${(error as Error).message}` })
@@ -64,7 +79,7 @@ function sendFault(reply: import('fastify').FastifyReply, rule: FaultRule) {
 }
 
 /** `/_sandbox/...`: controls of the emulator itself, never part of the service's API. */
-function registerAdminRoutes(app: FastifyInstance, venue: SandboxVenue, faults: FaultInjector): void {
+function registerAdminRoutes(app: FastifyInstance, venue: Pick<SandboxVenue, 'clock'>, faults: FaultInjector): void {
   app.get('/_sandbox/faults', async () => ({ faults: faults.list() }))
   app.post('/_sandbox/faults', async (request) => {
     try {
