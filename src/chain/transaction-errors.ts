@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem'
+import type { Address, Hex, TransactionReceipt } from 'viem'
 import { BaseError, type ErrorClass } from '../errors/base.js'
 
 type TransactionFacts = { chainId: number; from: Address; to: Address; label?: string | undefined }
@@ -12,9 +12,19 @@ export class TransactionRevertedError extends BaseError {
   override name = 'TransactionRevertedError' as const
   readonly reason: string
   readonly hash: Hex | undefined
+  /** The receipt of a transaction that reverted on chain: its block and the gas it spent. */
+  readonly receipt: TransactionReceipt | undefined
 
-  constructor(facts: TransactionFacts & { reason: string; hash?: Hex | undefined; stage: 'estimate' | 'onChain'; cause?: unknown }) {
-    const { reason, hash, stage, cause, ...rest } = facts
+  constructor(
+    facts: TransactionFacts & {
+      reason: string
+      hash?: Hex | undefined
+      stage: 'estimate' | 'onChain'
+      receipt?: TransactionReceipt | undefined
+      cause?: unknown
+    },
+  ) {
+    const { reason, hash, stage, receipt, cause, ...rest } = facts
     super(
       stage === 'onChain'
         ? `Transaction ${hash} reverted on chain ${facts.chainId}: ${reason}`
@@ -31,6 +41,7 @@ export class TransactionRevertedError extends BaseError {
     )
     this.reason = reason
     this.hash = hash
+    this.receipt = receipt
   }
 }
 
@@ -69,6 +80,27 @@ export class GasEstimationError extends BaseError {
       hint: 'Pass the gas of the API envelope as fallbackGas, or retry on another RPC URL.',
       errorClass,
     })
+  }
+}
+
+/**
+ * A sent transaction left the node's mempool and its nonce went to another transaction (one sent with the same key by
+ * another process, or a replacement with higher fees): it will never be mined. Operational: nothing of it happened on
+ * chain, so nothing was spent twice; the queue takes the next free nonce for the next send, and the journal marks the
+ * transaction dropped.
+ */
+export class TransactionDroppedError extends BaseError {
+  override name = 'TransactionDroppedError' as const
+  readonly hash: Hex
+  readonly nonce: number
+  constructor(facts: TransactionFacts & { hash: Hex; nonce: number; accountNonce: number }) {
+    super(`Transaction ${facts.hash} on chain ${facts.chainId} was dropped: nonce ${facts.nonce} went to another transaction`, {
+      details: facts,
+      hint: 'Another process may be sending with the same key: give each bot an account of its own. Nothing of this transaction was mined.',
+      errorClass: 'operational',
+    })
+    this.hash = facts.hash
+    this.nonce = facts.nonce
   }
 }
 

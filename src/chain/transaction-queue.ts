@@ -7,7 +7,9 @@ import {
   isAddressEqual,
   keccak256,
   type LocalAccount,
+  TransactionNotFoundError,
   type TransactionReceipt,
+  TransactionReceiptNotFoundError,
   type Transport,
 } from 'viem'
 import {
@@ -16,9 +18,10 @@ import {
   estimateGas,
   getBlock,
   getGasPrice,
+  getTransaction,
   getTransactionCount,
+  getTransactionReceipt,
   sendRawTransaction,
-  waitForTransactionReceipt,
 } from 'viem/actions'
 import type { Logger } from '../log/logger.js'
 import { type Clock, systemClock } from '../time/clock.js'
@@ -27,6 +30,7 @@ import { formatRevertReason, revertDataOf, revertReasonOf } from './revert-reaso
 import {
   EnvelopeMismatchError,
   GasEstimationError,
+  TransactionDroppedError,
   TransactionReceiptTimeoutError,
   TransactionRevertedError,
   TransactionSendError,
@@ -50,6 +54,8 @@ export type TransactionRequest = {
   purpose?: 'swap' | 'approve' | 'cancel' | 'wrap' | 'other' | undefined
   /** Replaces the queue's `beforeBroadcast` for this transaction (e.g. to journal it together with its order). */
   beforeBroadcast?: ((transaction: SignedTransaction) => void | Promise<void>) | undefined
+  /** Replaces the queue's `afterNonceRefusal` for this transaction. */
+  afterNonceRefusal?: ((transaction: SignedTransaction, reason: string) => void | Promise<void>) | undefined
 }
 
 /** A transaction signed and about to be broadcast: what a journal writes down before the node sees it. */
@@ -97,6 +103,12 @@ export type CreateTransactionQueueParameters = {
    * of a transaction that may or may not have reached the node, never the reverse). A throw cancels the broadcast.
    */
   beforeBroadcast?: ((transaction: SignedTransaction, request: TransactionRequest) => void | Promise<void>) | undefined
+  /**
+   * Called with a broadcast transaction the node refused for its nonce (another sender took it in the meantime), before
+   * the request is signed again with the next free nonce: the refused bytes never reached a mempool and can never be
+   * mined (a journal marks them dropped). A throw cancels the second signature.
+   */
+  afterNonceRefusal?: ((transaction: SignedTransaction, reason: string, request: TransactionRequest) => void | Promise<void>) | undefined
 }
 
 /** Added to every estimate beside its 20 %: one storage slot set from zero, with room to spare. */
@@ -104,13 +116,15 @@ const estimateHeadroomGas = 25_000n
 
 /**
  * The one sender for an account on a chain. Sends are serialised and take consecutive nonces tracked locally, so
- * concurrent callers never race for a nonce or leave a gap; when the node refuses a send, the next nonce is re-read
- * from the chain's pending count (and a refusal for a stale nonce is retried once with it). Gas comes from
- * eth_estimateGas plus 20 % and 25,000, else from the request's fallback gas plus the margin; fees are EIP-1559 when the latest block has
- * a base fee, legacy gasPrice otherwise. Receipts are awaited outside the queue, so sends pipeline.
+ * concurrent callers never race for a nonce or leave a gap; each send also reads the chain's pending count and takes it
+ * when it is ahead (another process sent with the same key), and a refusal for a nonce taken in between is signed again
+ * once with the next free one. Gas comes from eth_estimateGas plus 20 % and 25,000, else from the request's fallback
+ * gas plus the margin; fees are EIP-1559 when the latest block has a base fee, legacy gasPrice otherwise. Receipts are
+ * awaited outside the queue, so sends pipeline; while one is awaited, a transaction the node forgot is broadcast again
+ * as signed, and one whose nonce went to another transaction ends in TransactionDroppedError.
  */
 export function createTransactionQueue(parameters: CreateTransactionQueueParameters): TransactionQueue {
-  const { client, account, clock = systemClock, logger, receiptTimeoutMs = 120_000, beforeBroadcast } = parameters
+  const { client, account, clock = systemClock, logger, receiptTimeoutMs = 120_000, beforeBroadcast, afterNonceRefusal } = parameters
   const margin = parameters.fallbackGasMarginPercent ?? 20
   if (!(margin >= 15 && margin <= 25)) throw new RangeError(`fallbackGasMarginPercent must be between 15 and 25, received ${margin}`)
   let nextNonce: number | undefined
@@ -130,7 +144,7 @@ export function createTransactionQueue(parameters: CreateTransactionQueueParamet
     const { gas, gasSource } = await gasFor(request, facts)
     const fees = await feesFor()
     for (let attempt = 1; ; attempt++) {
-      const nonce = nextNonce ?? (await getTransactionCount(client, { address: account.address, blockTag: 'pending' }))
+      const nonce = await nextFreeNonce(facts)
       const serializedTransaction = await account.signTransaction({
         chainId,
         nonce,
@@ -140,37 +154,52 @@ export function createTransactionQueue(parameters: CreateTransactionQueueParamet
         gas,
         ...fees,
       })
-      const hook = request.beforeBroadcast ?? (beforeBroadcast && ((signed: SignedTransaction) => beforeBroadcast(signed, request)))
-      if (hook) {
-        const signed: SignedTransaction = {
-          hash: keccak256(serializedTransaction),
-          chainId,
-          from: account.address,
-          to: request.to,
-          nonce,
-          value: request.value ?? 0n,
-          data: request.data ?? '0x',
-          serializedTransaction,
-        }
-        await hook(signed)
+      const signed: SignedTransaction = {
+        hash: keccak256(serializedTransaction),
+        chainId,
+        from: account.address,
+        to: request.to,
+        nonce,
+        value: request.value ?? 0n,
+        data: request.data ?? '0x',
+        serializedTransaction,
       }
+      if (request.beforeBroadcast) await request.beforeBroadcast(signed)
+      else await beforeBroadcast?.(signed, request)
       try {
         const hash = await sendRawTransaction(client, { serializedTransaction })
         nextNonce = nonce + 1
         logger?.info({ ...facts, hash, nonce, gas: gas.toString(), gasSource }, 'transaction sent')
-        return { hash, nonce, gas, gasSource, submittedAt: clock.now(), facts }
+        return { hash, nonce, gas, gasSource, submittedAt: clock.now(), facts, serializedTransaction }
       } catch (cause) {
         nextNonce = undefined
-        if (attempt === 1 && isNonceRefusal(cause)) continue
+        const refusal = nonceRefusalOf(cause)
+        if (attempt === 1 && refusal !== undefined) {
+          logger?.warn({ ...facts, hash: signed.hash, nonce, refusal }, 'the node refused the nonce; signing again with the next free one')
+          if (request.afterNonceRefusal) await request.afterNonceRefusal(signed, refusal)
+          else await afterNonceRefusal?.(signed, refusal, request)
+          continue
+        }
         throw new TransactionSendError({ ...facts, nonce, cause, errorClass: isTransportFailure(cause) ? 'retryable' : 'operational' })
       }
     }
   }
 
-  const gasFor = async (
-    request: TransactionRequest,
-    facts: { chainId: number; from: Address; to: Address; label?: string | undefined },
-  ) => {
+  /**
+   * The local count, unless the chain's pending count is ahead of it: then another sender used this key, and its
+   * transactions (mined or waiting in the mempool) hold the nonces up to there.
+   */
+  const nextFreeNonce = async (facts: TransactionFacts): Promise<number> => {
+    const pending = await getTransactionCount(client, { address: account.address, blockTag: 'pending' })
+    if (nextNonce === undefined) return pending
+    if (pending > nextNonce) {
+      logger?.warn({ ...facts, expected: nextNonce, pending }, 'another sender used this account’s nonces; taking the next free one')
+      return pending
+    }
+    return nextNonce
+  }
+
+  const gasFor = async (request: TransactionRequest, facts: TransactionFacts) => {
     try {
       const estimate = await estimateGas(client, { account: account.address, to: request.to, data: request.data, value: request.value })
       // Headroom for state that changes between the estimate and inclusion: an agent's fill can take an allowance or a
@@ -200,46 +229,102 @@ export function createTransactionQueue(parameters: CreateTransactionQueueParamet
   }
 
   const send = async (request: TransactionRequest): Promise<SentTransaction> => {
-    const { facts, ...sent } = await exclusive(() => submit(request))
-    let receipt: TransactionReceipt
-    try {
-      receipt = await waitForTransactionReceipt(client, { hash: sent.hash, timeout: receiptTimeoutMs })
-    } catch (cause) {
-      throw new TransactionReceiptTimeoutError({ ...facts, hash: sent.hash, timeoutMs: receiptTimeoutMs, cause })
-    }
+    const { facts, serializedTransaction, ...sent } = await exclusive(() => submit(request))
+    const receipt = await awaitOwnReceipt({ ...facts, hash: sent.hash, nonce: sent.nonce, serializedTransaction })
     if (receipt.status === 'reverted') {
       const reason = await replayRevertReason(client, request, { from: account.address, gas: sent.gas }, receipt)
       logger?.warn({ ...facts, hash: sent.hash, reason }, 'transaction reverted')
-      throw new TransactionRevertedError({ ...facts, hash: sent.hash, reason, stage: 'onChain' })
+      throw new TransactionRevertedError({ ...facts, hash: sent.hash, reason, stage: 'onChain', receipt })
     }
     return { ...sent, receipt }
   }
 
+  /**
+   * Polls for the receipt of this very transaction (never one of another transaction at its nonce, as viem's
+   * waitForTransactionReceipt would return). A poll without a receipt asks whether the node still holds the
+   * transaction: one the node forgot (evicted, restarted, a dropped mempool) while its nonce is still free is broadcast
+   * again as signed, so it can be mined at most once and later nonces wait on no gap; once the account's mined nonce
+   * has passed it, it never will be mined: TransactionDroppedError. Transport failures only delay the next poll.
+   */
+  const awaitOwnReceipt = async (sent: TransactionFacts & { hash: Hex; nonce: number; serializedTransaction: Hex }) => {
+    const { hash, nonce, serializedTransaction, ...facts } = sent
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+    }, receiptTimeoutMs)
+    let rebroadcasts = 0
+    // Seen passed over at consecutive polls: one look may come from an RPC replica that has the block but not the receipt.
+    let passedOver = 0
+    try {
+      for (;;) {
+        const receipt = await readReceipt(hash)
+        if (receipt) return receipt
+        if (timedOut) throw new TransactionReceiptTimeoutError({ ...facts, hash, timeoutMs: receiptTimeoutMs, cause: undefined })
+        if ((await readPresence(hash)) !== 'unknown') passedOver = 0
+        else {
+          const minedNonce = await getTransactionCount(client, { address: account.address, blockTag: 'latest' }).catch(() => undefined)
+          passedOver = minedNonce !== undefined && minedNonce > nonce ? passedOver + 1 : 0
+          if (passedOver === 2 && minedNonce !== undefined) {
+            logger?.warn({ ...facts, hash, nonce, accountNonce: minedNonce }, 'transaction dropped: its nonce went to another transaction')
+            throw new TransactionDroppedError({ ...facts, hash, nonce, accountNonce: minedNonce })
+          }
+          if (minedNonce !== undefined && passedOver === 0) {
+            // The same signed bytes: a node that still holds them, or holds another transaction at the nonce, refuses.
+            const accepted = await sendRawTransaction(client, { serializedTransaction }).then(
+              () => true,
+              () => false,
+            )
+            if (accepted && rebroadcasts++ === 0)
+              logger?.warn({ ...facts, hash, nonce }, 'the node dropped the transaction; broadcast it again')
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, client.pollingInterval))
+      }
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** The receipt, or undefined while there is none (or the RPC cannot say). */
+  const readReceipt = (hash: Hex): Promise<TransactionReceipt | undefined> =>
+    getTransactionReceipt(client, { hash }).catch((error: unknown) => {
+      if (!(error instanceof TransactionReceiptNotFoundError)) logger?.debug({ err: error, hash }, 'reading a receipt failed')
+      return undefined
+    })
+
+  /** Whether the node holds the transaction (pending or mined); `unsure` when the RPC could not answer. */
+  const readPresence = (hash: Hex): Promise<'known' | 'unknown' | 'unsure'> =>
+    getTransaction(client, { hash }).then(
+      () => 'known' as const,
+      (error: unknown) => (error instanceof TransactionNotFoundError ? ('unknown' as const) : ('unsure' as const)),
+    )
+
   return { account: account.address, send }
 }
 
-/** Replays a reverted transaction as a call on the state before its block, to read the reason the receipt omits. */
+/**
+ * Replays a reverted transaction as a call to read the reason the receipt omits: on the state before its block, the
+ * state it met when it came first in the block; when that replay passes (a transaction ahead of it in the same block
+ * changed the state, as a swap moving the price does), on the state after its block, where its own effects are undone.
+ */
 async function replayRevertReason(
   client: Client,
   request: TransactionRequest,
   { from, gas }: { from: Address; gas: bigint },
   receipt: TransactionReceipt,
 ): Promise<string> {
-  try {
-    await call(client, {
-      account: from,
-      to: request.to,
-      data: request.data,
-      value: request.value,
-      gas,
-      blockNumber: receipt.blockNumber - 1n,
-    })
-    // The state before the block is not the state before the transaction when the block holds earlier ones.
-    return receipt.gasUsed >= gas ? 'out of gas' : 'no revert reason given (the replay did not revert)'
-  } catch (error) {
-    return formatRevertReason(revertDataOf(error), request.abi)
+  const blocks = receipt.transactionIndex > 0 ? [receipt.blockNumber - 1n, receipt.blockNumber] : [receipt.blockNumber - 1n]
+  for (const blockNumber of blocks) {
+    try {
+      await call(client, { account: from, to: request.to, data: request.data, value: request.value, gas, blockNumber })
+    } catch (error) {
+      return formatRevertReason(revertDataOf(error), request.abi)
+    }
   }
+  return receipt.gasUsed >= gas ? 'out of gas' : 'no revert reason given (the replay did not revert)'
 }
+
+type TransactionFacts = { chainId: number; from: Address; to: Address; label?: string | undefined }
 
 function checkEnvelope(request: TransactionRequest, account: Address, chainId: number): void {
   if (request.chainId !== undefined && request.chainId !== chainId) {
@@ -250,13 +335,14 @@ function checkEnvelope(request: TransactionRequest, account: Address, chainId: n
   }
 }
 
-/** The node's own words sit in the innermost cause, often a plain `{ code, message }` object. */
-function isNonceRefusal(error: unknown): boolean {
+/** The node's words when it refused a transaction for its nonce; they sit in the innermost cause, often a plain `{ code, message }`. */
+function nonceRefusalOf(error: unknown): string | undefined {
   for (let current: unknown = error; typeof current === 'object' && current !== null; current = (current as { cause?: unknown }).cause) {
     const message = (current as { message?: unknown }).message
-    if (typeof message === 'string' && /nonce too low|nonce too high|invalid nonce|replacement transaction underpriced/i.test(message))
-      return true
+    const refusal =
+      typeof message === 'string' ? /nonce too low|nonce too high|invalid nonce|replacement transaction underpriced/i.exec(message) : null
+    if (refusal) return refusal[0].toLowerCase()
     if ((current as { cause?: unknown }).cause === current) break
   }
-  return false
+  return undefined
 }

@@ -69,7 +69,15 @@ export type UpdateTransactionParameters = {
   effectiveGasPrice: bigint
 } & ({ status: 'mined' } | { status: 'reverted'; revertReason: string })
 
-export type DropTransactionParameters = { txHash: string; reason: string }
+export type DropTransactionParameters = {
+  txHash: string
+  reason: string
+  /**
+   * The node refused the transaction and its order went out in another one, signed again with the next free nonce:
+   * the order keeps its status (the other transaction's receipt decides it).
+   */
+  orderCarriedOn?: boolean | undefined
+}
 
 /** Statements over `transactions`; each function runs inside the caller's transaction. */
 export function createTransactionStatements(
@@ -154,13 +162,18 @@ export function createTransactionStatements(
     return getTransaction(receipt.txHash) as JournalTransaction
   }
 
-  /** The transaction will never be mined (its nonce went to another one); a swap's order becomes `dropped`. */
-  function dropTransaction({ txHash, reason }: DropTransactionParameters): JournalTransaction {
+  /**
+   * The transaction will never be mined (its nonce went to another one); a swap's order becomes `dropped`, unless
+   * another transaction carries it on.
+   */
+  function dropTransaction({ txHash, reason, orderCarriedOn = false }: DropTransactionParameters): JournalTransaction {
     const stored = getTransaction(txHash)
     if (!stored) throw new JournalRecordNotFoundError({ kind: 'transaction', id: txHash })
     if (stored.status !== 'sent') return stored
     markDropped.run(reason, clock.now(), stored.txHash)
-    if (stored.orderId !== null && stored.purpose === 'swap') recordOrderStatus({ orderId: stored.orderId, status: 'dropped', reason })
+    if (stored.orderId !== null && stored.purpose === 'swap' && !orderCarriedOn) {
+      recordOrderStatus({ orderId: stored.orderId, status: 'dropped', reason })
+    }
     return getTransaction(txHash) as JournalTransaction
   }
 

@@ -93,6 +93,10 @@ export function createExecutorContext(parameters: CreateExecutorContextParameter
           clock,
           logger,
           beforeBroadcast: (transaction, request) => journalTransaction(journal, transaction, request.purpose ?? 'other'),
+          // The node refused the nonce (another sender took it): that signature never goes out, the queue re-signs.
+          afterNonceRefusal: (transaction, reason) => {
+            journal.dropTransaction({ txHash: transaction.hash, reason: `the node refused it (${reason}) at nonce ${transaction.nonce}` })
+          },
         })
         queues.set(chainId, queue)
       }

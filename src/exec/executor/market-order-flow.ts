@@ -1,9 +1,9 @@
-import { type Address, isAddressEqual } from 'viem'
+import { type Address, isAddressEqual, type TransactionReceipt } from 'viem'
 import { buildMarketTransaction } from '../../api/market/build-market-transaction.js'
 import type { MarketPriceRoute } from '../../api/market/price-route-schema.js'
 import { requireChainClients } from '../../chain/chain-clients.js'
 import { resolveSpender } from '../../chain/spender.js'
-import { TransactionRevertedError } from '../../chain/transaction-errors.js'
+import { TransactionDroppedError, TransactionRevertedError } from '../../chain/transaction-errors.js'
 import type { SignedTransaction } from '../../chain/transaction-queue.js'
 import type { Intent } from '../../domain/intents/intent-schema.js'
 import { orderIdOf } from '../../domain/order-id.js'
@@ -40,7 +40,9 @@ export type MarketOrderPlan = {
 /**
  * Approves the router, builds the transaction, and broadcasts it through the account's queue. The order and its
  * signed transaction are journaled in the queue's pre-broadcast hook, so a crash can never leave an unrecorded
- * transaction on chain; the receipt (fill, revert reason, gas) is the reconciler's.
+ * transaction on chain; a mined receipt (fill, gas) is the reconciler's. A transaction that reverted on chain (the
+ * price moved past the slippage) or was dropped (another sender took its nonce) ends its order and fails its intent
+ * here, with the decoded revert reason, so the strategy hears of it in its intent result.
  */
 export async function executeMarketOrder(context: ExecutorContext, { intent, route }: MarketOrderPlan): Promise<JournalOrder> {
   const { journal, account } = context
@@ -135,6 +137,11 @@ export async function executeMarketOrder(context: ExecutorContext, { intent, rou
       dataHash: dataHashOf(transaction.data),
     })
   }
+  // Never reached a mempool: the order goes on in the transaction the queue signs next, at the next free nonce.
+  const journalRefused = (transaction: SignedTransaction, refusal: string) => {
+    const reason = `the node refused it (${refusal}) at nonce ${transaction.nonce}; the swap was signed again at the next free nonce`
+    journal.dropTransaction({ txHash: transaction.hash, reason, orderCarriedOn: true })
+  }
   try {
     await queue.send({
       to: envelope.to,
@@ -146,18 +153,52 @@ export async function executeMarketOrder(context: ExecutorContext, { intent, rou
       purpose: 'swap',
       label: `Market swap ${intent.srcToken} → ${intent.destToken}`,
       beforeBroadcast: journalSigned,
+      afterNonceRefusal: journalRefused,
     })
   } catch (error) {
-    const order = journal.getOrder({ id: orderId })
-    // Reverted on chain: it was broadcast and mined; the reconciler records the receipt and the reason.
-    if (order && error instanceof TransactionRevertedError && error.hash !== undefined) return journal.markSubmitted(orderId)
-    if (!order) {
+    if (!journal.getOrder({ id: orderId })) {
       // Nothing was signed: the estimate reverted or the node was unreachable before signing.
       journal.failIntent(intent.id, reasonOf(error), 'chain')
       throw error
     }
+    if (error instanceof TransactionRevertedError && error.receipt !== undefined) {
+      return endReverted(context, { intentId: intent.id, orderId, error, receipt: error.receipt })
+    }
+    if (error instanceof TransactionDroppedError) return endDropped(context, intent.id, orderId, error)
     // Signed and journaled; whether the node took it is for recovery to find out (by hash, then by nonce).
     throw error
   }
+  return journal.markSubmitted(orderId)
+}
+
+/** Mined and reverted: the receipt and its reason end the order, and the intent fails with the reason. */
+function endReverted(
+  context: ExecutorContext,
+  {
+    intentId,
+    orderId,
+    error,
+    receipt,
+  }: { intentId: string; orderId: string; error: TransactionRevertedError; receipt: TransactionReceipt },
+): JournalOrder {
+  const { journal } = context
+  journal.updateTransaction({
+    txHash: receipt.transactionHash,
+    status: 'reverted',
+    revertReason: error.reason,
+    blockNumber: Number(receipt.blockNumber),
+    gasUsed: receipt.gasUsed,
+    effectiveGasPrice: receipt.effectiveGasPrice,
+  })
+  journal.failIntent(intentId, reasonOf(error), 'chain')
+  context.logger?.warn({ intentId, orderId, txHash: receipt.transactionHash, reason: error.reason }, 'Market swap reverted on chain')
+  return journal.markSubmitted(orderId)
+}
+
+/** Passed over for another transaction at its nonce: nothing of it was mined; the order ends dropped, the intent fails. */
+function endDropped(context: ExecutorContext, intentId: string, orderId: string, error: TransactionDroppedError): JournalOrder {
+  const { journal } = context
+  journal.dropTransaction({ txHash: error.hash, reason: error.shortMessage })
+  journal.failIntent(intentId, reasonOf(error), 'chain')
   return journal.markSubmitted(orderId)
 }
