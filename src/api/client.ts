@@ -4,10 +4,18 @@ import { type Clock, systemClock } from '../time/clock.js'
 import { ApiClientConfigError } from './errors.js'
 import { parseApiResponse } from './parse-response.js'
 import type { RetryPolicy } from './retry-timing.js'
-import { type ApiRequest, createTransport, type RateLimitPolicy } from './send-request.js'
+import { type ApiRequest, type ApiTransportObserver, createTransport, type RateLimitPolicy } from './send-request.js'
 
 export type { RetryPolicy } from './retry-timing.js'
-export type { ApiRequest, RateLimitPolicy, RequestOptions } from './send-request.js'
+export type {
+  ApiAttemptOutcome,
+  ApiRequest,
+  ApiRetryReason,
+  ApiTransportEvent,
+  ApiTransportObserver,
+  RateLimitPolicy,
+  RequestOptions,
+} from './send-request.js'
 
 export const defaultTimeoutMs = 15_000
 export const defaultRetryPolicy: Readonly<RetryPolicy> = { retries: 3, minDelayMs: 500, maxDelayMs: 10_000 }
@@ -31,6 +39,8 @@ export type CreateApiClientParameters = {
   logger?: Logger | undefined
   /** Reads Retry-After dates and times requests. */
   clock?: Clock | undefined
+  /** Told of every attempt and retry (metrics, health); more can be added later with `observe`. */
+  observer?: ApiTransportObserver | undefined
 }
 
 /** The only stateful part of the API: its configuration and per-host rate limiter. Endpoint functions take it first. */
@@ -43,6 +53,11 @@ export type ApiClient = {
   readonly clock: Clock
   /** Sends one request (rate limited, timed out, retried) and parses its 2xx answer with `schema`. */
   readonly request: <S extends z.ZodType>(request: ApiRequest, schema: S) => Promise<z.output<S>>
+  /**
+   * Adds an observer of every attempt and retry from now on (a bot's metrics and health, on a client opened before
+   * them); returns its removal. Absent on clients that send nothing over HTTP (a backtest's simulated venue).
+   */
+  readonly observe?: (observer: ApiTransportObserver) => () => void
 }
 
 /**
@@ -63,6 +78,7 @@ export function createApiClient(parameters: CreateApiClientParameters): ApiClien
   const clock = parameters.clock ?? systemClock
   const headers: Record<string, string> = { accept: 'application/json' }
   if (parameters.apiKey) headers['X-API-KEY'] = parameters.apiKey
+  const observers = new Set<ApiTransportObserver>(parameters.observer ? [parameters.observer] : [])
   const send = createTransport({
     baseUrl,
     headers,
@@ -73,6 +89,9 @@ export function createApiClient(parameters: CreateApiClientParameters): ApiClien
     clock,
     logger: parameters.logger,
     random: Math.random,
+    observer: (event) => {
+      for (const observer of observers) observer(event)
+    },
   })
   return Object.freeze({
     baseUrl,
@@ -84,6 +103,14 @@ export function createApiClient(parameters: CreateApiClientParameters): ApiClien
     request: async <S extends z.ZodType>(request: ApiRequest, schema: S): Promise<z.output<S>> => {
       const { status, json } = await send(request)
       return parseApiResponse(schema, json, request.endpoint, status)
+    },
+    observe: (observer) => {
+      // A wrapper per call, so that adding the same function twice needs two removals.
+      const added: ApiTransportObserver = (event) => observer(event)
+      observers.add(added)
+      return () => {
+        observers.delete(added)
+      }
     },
   })
 }

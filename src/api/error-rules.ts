@@ -90,7 +90,8 @@ const unsupportedOn422 = ['GET /v2/delta/prices', 'GET /v2/quote']
  */
 export function toApiRequestError(answer: ServiceAnswer): ApiRequestError {
   if (answer.status === 429) return new RateLimitedError(answer)
-  if (answer.status >= 500) return new ApiServerError(answer)
+  // 408: the service gave up waiting for the request's body; sent again in full, it goes through.
+  if (answer.status >= 500 || answer.status === 408) return new ApiServerError(answer)
   const message = answer.message?.trim().toLowerCase()
   if (message) {
     for (const rule of rules) {

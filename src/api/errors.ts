@@ -59,14 +59,20 @@ function detailsOf(answer: ServiceAnswer): Record<string, unknown> {
   }
 }
 
-/** The service failed on its side (5xx). Retryable: the client already retried with backoff before throwing it. */
+/**
+ * The service failed on its side (5xx), or gave up waiting for the request (408). Retryable: the client already retried
+ * with backoff before throwing it.
+ */
 export class ApiServerError extends ApiRequestError {
   override name = 'ApiServerError' as const
   readonly retryAfterMs: number | undefined
 
   constructor(answer: ServiceAnswer) {
     super(answer, {
-      shortMessage: `${answer.endpoint} failed on the service side (${answer.status})`,
+      shortMessage:
+        answer.status === 408
+          ? `${answer.endpoint} timed out at the service before the request arrived in full (408)`
+          : `${answer.endpoint} failed on the service side (${answer.status})`,
       hint: 'The client retried with backoff and the service kept failing; try again later, and report the endpoint and time if it persists.',
       errorClass: 'retryable',
     })
@@ -116,6 +122,37 @@ export class ApiResponseError extends BaseError {
     })
     this.endpoint = endpoint
     this.problems = problems
+  }
+}
+
+/**
+ * A 2xx answer whose body is empty or not JSON (cut off in transit, a proxy's garbage). Retryable, like a 5xx: the
+ * client already retried; a submission retried this way is answered with the order stored for its signed hash, so no
+ * second order is made. Fatal shapes (JSON that is not the documented one) are ApiResponseError instead.
+ */
+export class ApiMalformedAnswerError extends BaseError {
+  override name = 'ApiMalformedAnswerError' as const
+  readonly endpoint: string
+  readonly status: number
+  /** The start of the body as received (at most 120 characters), JSON-quoted; `""` for an empty one. */
+  readonly excerpt: string
+
+  constructor({
+    endpoint,
+    path,
+    status,
+    excerpt,
+    cause,
+  }: { endpoint: string; path: string; status: number; excerpt: string; cause?: unknown }) {
+    super(`${endpoint} answered ${status} with ${excerpt === '""' ? 'an empty body' : 'a body that is not JSON'}`, {
+      details: { endpoint, path, status, received: excerpt },
+      hint: 'The answer was cut off or garbled on its way (a proxy, a dropped connection); the client retried. If it persists, check that baseUrl points at the API and not at a web page.',
+      errorClass: 'retryable',
+      cause,
+    })
+    this.endpoint = endpoint
+    this.status = status
+    this.excerpt = excerpt
   }
 }
 

@@ -8,8 +8,9 @@ import type { Clock } from '../time/clock.js'
 import { toApiRequestError } from './error-rules.js'
 import {
   ApiAbortedError,
+  ApiMalformedAnswerError,
   ApiNetworkError,
-  ApiResponseError,
+  ApiRequestError,
   ApiServerError,
   ApiTimeoutError,
   RateLimitedError,
@@ -59,17 +60,33 @@ export type TransportSettings = {
   logger: Logger | undefined
   /** Jitter source of the backoff. */
   random: () => number
+  /** Told of every attempt and every retry (metrics, health); a throwing observer is ignored. */
+  observer?: ApiTransportObserver | undefined
 }
+
+/** How one attempt of a request ended: answered (`ok`, or `refused` by a 4xx other than 429), or the fault that ended it. */
+export type ApiAttemptOutcome = 'ok' | 'refused' | 'rate-limited' | 'server-error' | 'timeout' | 'network' | 'malformed' | 'aborted'
+
+/** Why the transport tries a request again (the label of a retry counter). */
+export type ApiRetryReason = '429' | '5xx' | 'timeout' | 'network' | 'malformed'
+
+/** What the transport tells its observer: each attempt's outcome (real ms it took), and each retry with its reason. */
+export type ApiTransportEvent =
+  | { type: 'attempt'; endpoint: string; outcome: ApiAttemptOutcome; status: number | undefined; durationMs: number; error: unknown }
+  | { type: 'retry'; endpoint: string; reason: ApiRetryReason; attempt: number; delayMs: number }
+
+export type ApiTransportObserver = (event: ApiTransportEvent) => void
 
 /** A 2xx answer, parsed as JSON. */
 export type JsonAnswer = { status: number; json: unknown }
 
 /**
  * Sends requests the way the service wants to be called: per host rate limit (p-throttle), a timeout per attempt,
- * retries with jittered exponential backoff (p-retry) on 429, 5xx, dropped connections and timeouts, waiting what a
- * Retry-After header asks, and the status checked before the body is parsed (429 and 5xx bodies may be empty or HTML).
- * POSTs are retried too: builds are pure, a submission is keyed by its signed order (the sandbox answers the stored
- * order again), and callers treat "already cancelled / already stored" as done.
+ * retries with jittered exponential backoff (p-retry) on 429, 5xx, dropped connections, timeouts and 2xx answers cut
+ * off or garbled on the way (not JSON), waiting what a Retry-After header asks, and the status checked before the body
+ * is parsed (429 and 5xx bodies may be empty or HTML). POSTs are retried too: builds are pure, a submission is keyed by
+ * its signed order (the service answers the stored order again for the same hash), and callers treat "already
+ * cancelled / already stored" as done.
  */
 export function createTransport(settings: TransportSettings): (request: ApiRequest) => Promise<JsonAnswer> {
   const limiters = new Map<string, (task: () => Promise<JsonAnswer>) => Promise<JsonAnswer>>()
@@ -84,6 +101,40 @@ export function createTransport(settings: TransportSettings): (request: ApiReque
     return limiter
   }
 
+  const observe = (event: ApiTransportEvent) => {
+    try {
+      settings.observer?.(event)
+    } catch (error) {
+      settings.logger?.warn({ err: error, endpoint: event.endpoint }, 'an API transport observer threw; ignored')
+    }
+  }
+  /** One attempt, its outcome told to the observer. */
+  const observed = async (request: ApiRequest, url: string, body: string | null): Promise<JsonAnswer> => {
+    const started = performance.now()
+    try {
+      const answer = await attempt(settings, request, url, body)
+      observe({
+        type: 'attempt',
+        endpoint: request.endpoint,
+        outcome: 'ok',
+        status: answer.status,
+        durationMs: performance.now() - started,
+        error: undefined,
+      })
+      return answer
+    } catch (error) {
+      observe({
+        type: 'attempt',
+        endpoint: request.endpoint,
+        outcome: attemptOutcomeOf(error),
+        status: error instanceof ApiRequestError || error instanceof ApiMalformedAnswerError ? error.status : undefined,
+        durationMs: performance.now() - started,
+        error,
+      })
+      throw error
+    }
+  }
+
   return async (request) => {
     const url = `${settings.baseUrl}${request.path}${toQueryString(request.query)}`
     const body = request.body === undefined ? null : JSON.stringify(request.body)
@@ -95,7 +146,7 @@ export function createTransport(settings: TransportSettings): (request: ApiReque
       return await pRetry(
         async () => {
           try {
-            return await limited(() => attempt(settings, request, url, body))
+            return await limited(() => observed(request, url, body))
           } catch (error) {
             if (isRetryable(error) && !signal?.aborted) throw error
             throw new AbortError(error instanceof Error ? error : new Error(String(error)))
@@ -113,6 +164,8 @@ export function createTransport(settings: TransportSettings): (request: ApiReque
             const retryAfterMs = retryAfterOf(error)
             if (retryAfterMs !== undefined && retryAfterMs > settings.retry.maxDelayMs) throw error
             const delayMs = retryAfterMs ?? backoffDelay(error.attemptNumber, settings.retry, settings.random)
+            const reason = retryReasonOf(error)
+            if (reason) observe({ type: 'retry', endpoint: request.endpoint, reason, attempt: error.attemptNumber, delayMs })
             settings.logger?.warn(
               {
                 endpoint: request.endpoint,
@@ -160,15 +213,16 @@ async function attempt(settings: TransportSettings, request: ApiRequest, url: st
     'API request',
   )
   if (!response.ok) throw toApiRequestError(serviceAnswer(settings, request, response, text))
-  return { status: response.status, json: parseJsonBody(request.endpoint, response.status, text) }
+  return { status: response.status, json: parseJsonBody(request, response.status, text) }
 }
 
-function parseJsonBody(endpoint: string, status: number, text: string): unknown {
-  if (text.trim() === '') throw new ApiResponseError({ endpoint, status, problems: ['answer: expected a JSON body, received nothing'] })
+/** A 2xx body that is empty or not JSON was damaged on its way: retryable (a JSON body of the wrong shape is not). */
+function parseJsonBody({ endpoint, path }: ApiRequest, status: number, text: string): unknown {
+  if (text.trim() === '') throw new ApiMalformedAnswerError({ endpoint, path, status, excerpt: '""' })
   try {
     return JSON.parse(text)
   } catch (cause) {
-    throw new ApiResponseError({ endpoint, status, problems: [`answer: expected JSON, received ${excerpt(text)}`], cause })
+    throw new ApiMalformedAnswerError({ endpoint, path, status, excerpt: excerpt(text), cause })
   }
 }
 
@@ -206,6 +260,33 @@ function parseQuietly(text: string): unknown {
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return JSON.stringify(flat.length > 120 ? `${flat.slice(0, 117)}...` : flat)
+}
+
+function attemptOutcomeOf(error: unknown): ApiAttemptOutcome {
+  if (error instanceof RateLimitedError) return 'rate-limited'
+  if (error instanceof ApiServerError) return 'server-error'
+  if (error instanceof ApiRequestError) return 'refused'
+  if (error instanceof ApiTimeoutError) return 'timeout'
+  if (error instanceof ApiMalformedAnswerError) return 'malformed'
+  if (error instanceof ApiAbortedError) return 'aborted'
+  return 'network'
+}
+
+function retryReasonOf(error: unknown): ApiRetryReason | undefined {
+  switch (attemptOutcomeOf(error)) {
+    case 'rate-limited':
+      return '429'
+    case 'server-error':
+      return '5xx'
+    case 'timeout':
+      return 'timeout'
+    case 'malformed':
+      return 'malformed'
+    case 'network':
+      return 'network'
+    default:
+      return undefined
+  }
 }
 
 function isRetryable(error: unknown): boolean {

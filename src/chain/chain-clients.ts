@@ -5,8 +5,10 @@ import {
   createWalletClient,
   defineChain,
   fallback,
+  HttpRequestError,
   http,
   type PublicClient,
+  TimeoutError,
   type Transport,
   type WalletClient,
 } from 'viem'
@@ -43,7 +45,30 @@ export type ChainClients = {
 export type CreateChainClientsParameters = ChainClientsConfig & {
   /** The account that signs and sends on every chain. */
   account?: Account | undefined
+  /** Told how every RPC call ended, per chain (metrics, health); a throwing observer is ignored. */
+  observer?: RpcCallObserver | undefined
 }
+
+/**
+ * How one RPC call ended, after viem's retries and the fallback across URLs: `ok`; `rpc-error`, the node answered with
+ * a JSON-RPC error (a revert, a nonce too low: the node is up); or the fault that left it without an answer: `timeout`,
+ * `http` (a status other than 2xx), `network` (refused or dropped connection).
+ */
+export type RpcCallOutcome = 'ok' | 'rpc-error' | 'timeout' | 'http' | 'network'
+
+export type RpcCallEvent = {
+  chainId: number
+  method: string
+  outcome: RpcCallOutcome
+  /** The HTTP status of an `http` outcome. */
+  status: number | undefined
+  /** Real milliseconds the call took, retries included. */
+  durationMs: number
+  /** The error of every outcome but `ok` (its message may hold the RPC URL: never log or show it as it is). */
+  error: unknown
+}
+
+export type RpcCallObserver = (event: RpcCallEvent) => void
 
 /**
  * A public client (and a wallet client for `account`) per configured chain, each over a fallback transport across
@@ -59,7 +84,9 @@ export function createChainClients(parameters: CreateChainClientsParameters): Re
     const chain = defineChainFor(chainId, rpcUrls)
     const timeout = config.timeoutMs ?? 10_000
     const transports = rpcUrls.map((url) => http(url, { timeout, retryCount: 1 }))
-    const transport = transports.length === 1 && transports[0] ? transports[0] : fallback(transports, { retryCount: 1 })
+    const each = transports.length === 1 && transports[0] ? transports[0] : fallback(transports, { retryCount: 1 })
+    const { observer } = parameters
+    const transport = observer ? observedTransport(each, chainId, observer) : each
     const pollingInterval = config.pollingIntervalMs === undefined ? {} : { pollingInterval: config.pollingIntervalMs }
     clients.set(chainId, {
       chainId,
@@ -69,6 +96,46 @@ export function createChainClients(parameters: CreateChainClientsParameters): Re
     })
   }
   return clients
+}
+
+/** `transport` with the outcome of every call told to `observer`. */
+function observedTransport(transport: Transport, chainId: number, observer: RpcCallObserver): Transport {
+  const tell = (event: RpcCallEvent) => {
+    try {
+      observer(event)
+    } catch {
+      // An observer's failure must not fail the call it watches.
+    }
+  }
+  return (parameters) => {
+    const inner = transport(parameters)
+    // viem types `request` per method; the wrapper passes every call through unchanged.
+    const request = (async (args: { method: string }, options?: Parameters<typeof inner.request>[1]) => {
+      const started = performance.now()
+      try {
+        const result: unknown = await inner.request(args as Parameters<typeof inner.request>[0], options)
+        tell({ chainId, method: args.method, outcome: 'ok', status: undefined, durationMs: performance.now() - started, error: undefined })
+        return result
+      } catch (error) {
+        const { outcome, status } = rpcOutcomeOf(error)
+        tell({ chainId, method: args.method, outcome, status, durationMs: performance.now() - started, error })
+        throw error
+      }
+    }) as typeof inner.request
+    return { ...inner, request }
+  }
+}
+
+function rpcOutcomeOf(error: unknown): { outcome: Exclude<RpcCallOutcome, 'ok'>; status: number | undefined } {
+  const seen = new Set<unknown>()
+  for (let current: unknown = error; current instanceof Error && !seen.has(current); current = current.cause) {
+    seen.add(current)
+    if (current instanceof TimeoutError) return { outcome: 'timeout', status: undefined }
+    if (current instanceof HttpRequestError)
+      return current.status ? { outcome: 'http', status: current.status } : { outcome: 'network', status: undefined }
+    if (typeof (current as { code?: unknown }).code === 'number') return { outcome: 'rpc-error', status: undefined }
+  }
+  return { outcome: 'network', status: undefined }
 }
 
 /** The clients of one chain; a chain missing from the configuration is a ChainConfigurationError. */

@@ -71,8 +71,8 @@ export type RefundView = {
 
 /**
  * What the executor did with one intent: `accepted` (its order is placed), `refused` (stopped before signing: a risk
- * limit, no mode, a bad quote), `failed` (refused by the venue or the chain after signing), `done` (already final: a
- * restart found it executed).
+ * limit, no mode, a bad quote), `failed` (refused by the venue or the chain after signing, or stopped by an error: its
+ * name, class and message in `reason`), `done` (already final: a restart found it executed).
  */
 export type IntentResult = {
   intentId: string

@@ -61,6 +61,8 @@ export type RecordIntentParameters = {
   spend?: { token: string; amount: bigint } | undefined
   /** Records it refused at once (a risk limit stopped it before anything was signed). */
   refused?: { limit: string; reason: string } | undefined
+  /** Records it failed at once (an error stopped it before it was accepted: `stage` where, `reason` the error). */
+  failed?: { stage: string; reason: string } | undefined
 }
 
 /** Statements over `intents`; each function runs inside the caller's transaction. */
@@ -85,23 +87,30 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
     return intent
   }
 
-  /** Stores an intent, accepted unless `refused`; an id already stored is success and returns the stored row unchanged. */
-  function recordIntent({ id, strategy, kind, intent, spend, refused }: RecordIntentParameters): JournalIntent {
+  /**
+   * Stores an intent, accepted unless `refused` or `failed` (which commit nothing); an id already stored is success and
+   * returns the stored row unchanged.
+   */
+  function recordIntent({ id, strategy, kind, intent, spend, refused, failed }: RecordIntentParameters): JournalIntent {
     const now = clock.now()
+    const settled = refused
+      ? { status: 'refused', limit: refused.limit, reason: refused.reason }
+      : failed && { status: 'failed', limit: failed.stage, reason: failed.reason }
+    const committed = settled === undefined ? spend : undefined
     const { changes } = insert.run(
       id,
       strategy,
       kind,
       toJsonText(intent),
-      refused === undefined ? 'accepted' : 'refused',
-      refused?.limit ?? null,
-      refused?.reason ?? null,
-      spend === undefined || refused !== undefined ? null : spend.token,
-      spend === undefined || refused !== undefined ? null : toAmountText(spend.amount),
+      settled?.status ?? 'accepted',
+      settled?.limit ?? null,
+      settled?.reason ?? null,
+      committed === undefined ? null : committed.token,
+      committed === undefined ? null : toAmountText(committed.amount),
       now,
       now,
     )
-    if (changes === 1 && refused === undefined && spend !== undefined) addSpend(spend.token, now, spend.amount)
+    if (changes === 1 && committed !== undefined) addSpend(committed.token, now, committed.amount)
     return requireIntent(id)
   }
 
@@ -119,7 +128,10 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
     return requireIntent(id)
   }
 
-  /** Marks an intent failed: the venue or the chain refused what was signed (`stage`: venue, chain, approval). */
+  /**
+   * Marks an intent failed: the venue or the chain refused what was signed, or an error stopped its execution (`stage`:
+   * venue, chain, approval, execution, submission, cancel); repeating it keeps the first reason.
+   */
   function failIntent(id: string, reason: string, stage: string): JournalIntent {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored

@@ -12,6 +12,8 @@ import type { SafeStrategy, StrategyStats } from '../strategy/safe-strategy.js'
 import { type ClockTimer, clockSpeed, everyOnClock } from '../time/clock-timer.js'
 import { BotStateError } from './bot-errors.js'
 import type { BotMetrics } from './bot-metrics.js'
+import { pauseUnavailableChains } from './chain-pause.js'
+import { type ConnectionHealth, describeFailure } from './connection-health.js'
 import { createOrderEventTracker } from './order-event-tracker.js'
 import { readBalances } from './read-balances.js'
 import { settleOrders } from './settle-order.js'
@@ -37,6 +39,12 @@ export type CreateBotParameters = {
    * context's clock (the venue's). Default 10_000; 0 reconciles them once more.
    */
   stopWaitMs?: number | undefined
+  /**
+   * Whether the venue and each chain answer, fed by their transports (openSession's). With it, the bot probes every
+   * chain at each reconciliation interval and pauses a chain that does not answer: new intents for it end `failed`
+   * (ChainUnavailableError) without an order, and reconciliation leaves it out (counted) until it answers again.
+   */
+  connections?: ConnectionHealth | undefined
 }
 
 /** The default of `stopWaitMs`: ten seconds of the venue's clock. */
@@ -69,10 +77,14 @@ export type BotStats = {
   quoteErrors: number
   intentsQueued: number
   executions: { accepted: number; refused: number; failed: number; done: number }
-  /** execute() threw (a retryable or fatal error): logged, the bot went on. */
+  /** execute() rejected (the journal could not record the outcome): the strategy was told `failed`; every other error is a journaled `failed` execution. */
   executionErrors: number
   reconcilePasses: number
   reconcileErrors: number
+  /** Chains left out of reconciliation passes because their RPC did not answer (one per chain per pass). */
+  reconcileSkips: number
+  /** Chains paused now: their RPC's last call failed. */
+  unavailableChains: number[]
   /** Clock ms of the last quote and of the last reconciliation pass that succeeded (null before the first). */
   lastQuoteAt: number | null
   lastReconcileAt: number | null
@@ -115,6 +127,7 @@ export function createBot({
   metrics,
   dryRun = false,
   stopWaitMs = defaultStopWaitMs,
+  connections,
   ...rest
 }: CreateBotParameters): Bot {
   if (!Number.isFinite(stopWaitMs) || stopWaitMs < 0) {
@@ -126,7 +139,10 @@ export function createBot({
     context.journal,
     strategies.map((strategy) => strategy.name),
   )
-  const dispatch = createStrategyDispatch({ strategies, execute: executor.execute, tracker, logger, metrics, dryRun })
+  const execute = connections
+    ? pauseUnavailableChains(executor.execute, { journal: context.journal, connections, logger })
+    : executor.execute
+  const dispatch = createStrategyDispatch({ strategies, execute, tracker, logger, metrics, dryRun })
   const timers: ReturnType<typeof setInterval>[] = []
   const clockTimers: ClockTimer[] = []
   const stats = {
@@ -134,26 +150,32 @@ export function createBot({
     quoteErrors: 0,
     reconcilePasses: 0,
     reconcileErrors: 0,
+    reconcileSkips: 0,
     lastQuoteAt: null as number | null,
     lastReconcileAt: null as number | null,
   }
   let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new'
   let feedSubscription: Subscription | undefined
   let reconciling: Promise<void> | undefined
+  /** Probes in flight, per chain: a chain whose probe hangs (a node that stopped answering) is not probed twice. */
+  const probing = new Map<number, Promise<void>>()
   let killSwitchEnforced = false
 
   async function reconcilePass(): Promise<void> {
     const started = performance.now()
     await checkKillSwitch()
     try {
-      await reconcileOrders({
+      const report = await reconcileOrders({
         journal: context.journal,
         api: context.api,
         chains: context.chains,
         account: context.account.address,
         clock: context.clock,
         logger,
+        skipChains: new Set(connections?.unavailableChains()),
       })
+      stats.reconcileSkips += report.skipped.chains.length
+      metrics?.reconcileReport(report)
       stats.reconcilePasses += 1
       stats.lastReconcileAt = context.clock.now()
       metrics?.reconcile(performance.now() - started, true)
@@ -162,6 +184,12 @@ export function createBot({
       metrics?.reconcile(performance.now() - started, false)
       logger.error({ err: error }, 'reconciliation failed')
     }
+    // Orders signed for intents that failed at submission: taken from the venue if it has them, else closed unsent.
+    const inDoubt = await executor.settleInDoubt().catch((error: unknown) => {
+      logger.warn({ err: error }, 'looking up the orders of failed intents failed')
+      return []
+    })
+    if (inDoubt.length > 0) logger.info({ inDoubt }, 'looked up the orders of failed intents again')
     // Orders the executor journaled since the last pass are reported too, reconciled or not.
     if (state === 'running') dispatch.deliverOrderEvents()
     if (state === 'running') await deliverBalances()
@@ -221,12 +249,32 @@ export function createBot({
     return { followed: cancelling.length, pending: views, waitedMs, stopWaitMs }
   }
 
+  /**
+   * One cheap call per chain (its block number) so that a chain nobody calls is still known down, and a paused one
+   * known up again; its outcome reaches `connections` through the chain's transport.
+   */
+  function probeChains(): void {
+    for (const [chainId, chain] of context.chains) {
+      if (probing.has(chainId)) continue
+      const probe = chain.publicClient
+        .getBlockNumber({ cacheTime: 0 })
+        .then(
+          () => undefined,
+          // The error's first line only: viem's messages carry the RPC URL, which may hold a key.
+          (error: unknown) => logger.debug({ chainId, error: describeFailure(error) }, 'chain probe failed'),
+        )
+        .finally(() => probing.delete(chainId))
+      probing.set(chainId, probe)
+    }
+  }
+
   /** The watched balances, read from the chains at one block per chain. */
   function deliverBalances(): Promise<void> {
     return dispatch.deliverBalances((requests) => readBalances(context.chains, context.account.address, requests), context.clock.now())
   }
 
   function subscribe(): void {
+    if (connections) probeChains()
     const requests = strategies.flatMap((strategy) => strategy.subscriptions)
     if (requests.length > 0) {
       const feed = createQuoteFeed({ api: context.api, decimalsOf, requests, intervalMs: feedIntervalMs, clock: context.clock })
@@ -249,6 +297,7 @@ export function createBot({
         clockTimers.push(everyOnClock(context.clock, intervalMs, () => dispatch.timer(strategy, intervalMs)))
       }
     }
+    if (connections) timers.push(setInterval(probeChains, reconcileIntervalMs))
     timers.push(
       setInterval(() => {
         // A pass still running makes this tick be skipped.
@@ -277,6 +326,7 @@ export function createBot({
       feedSubscription?.unsubscribe()
       for (const timer of timers) clearInterval(timer)
       for (const timer of clockTimers) timer.cancel()
+      // Probes still in flight are not waited for: a node that stopped answering holds one until its timeout.
       await reconciling
       await dispatch.settle()
       await dispatch.stop()
@@ -296,6 +346,7 @@ export function createBot({
       ...stats,
       ...dispatch.stats(),
       running: state === 'running',
+      unavailableChains: connections?.unavailableChains() ?? [],
       strategies: Object.fromEntries(strategies.map((strategy) => [strategy.name, strategy.stats()])),
     }
   }

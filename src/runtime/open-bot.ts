@@ -50,7 +50,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
   const session = await openSession({ config, logger, env, startEmbedded, live, enforceMode: true })
   let ops: OpsServer | undefined
   try {
-    const { clock, journal, context } = session
+    const { clock, journal, context, connections } = session
     const strategies = definitions.map(({ entry, definition }) =>
       createSafeStrategy({ ...definition, name: entry.name }, { config: entry.config, clock, journal, logger }),
     )
@@ -58,7 +58,8 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       strategies.flatMap((strategy) => strategy.subscriptions),
       context.decimalsOf,
     )
-    const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies })
+    const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies, connections })
+    session.watchTransport({ api: metrics.observeApi, rpc: metrics.observeRpc })
     const bot = createBot({
       context,
       strategies,
@@ -69,13 +70,14 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       metrics,
       dryRun: config.mode === 'dry-run',
       stopWaitMs,
+      connections,
     })
     if (config.ops.port !== undefined) {
       ops = await startOpsServer({
         host: config.ops.host,
         port: config.ops.port,
         metrics: () => metrics.render(),
-        health: () => healthOf(bot, clock, config),
+        health: () => healthOf(bot, clock, config, connections),
       })
     }
     const opened = ops

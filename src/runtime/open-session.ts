@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs'
 import type { LocalAccount } from 'viem'
-import type { ApiClient } from '../api/client.js'
+import type { ApiClient, ApiTransportObserver } from '../api/client.js'
 import { getContracts } from '../api/resources/get-contracts.js'
-import { type ChainClients, createChainClients } from '../chain/chain-clients.js'
+import { type ChainClients, createChainClients, type RpcCallObserver } from '../chain/chain-clients.js'
 import type { DeploymentContracts } from '../chain/deployment.js'
 import { executorSettingsOf } from '../config/executor-settings.js'
 import type { DeltaflowConfig } from '../config/schema.js'
@@ -10,8 +10,9 @@ import { createExecutorContext, type ExecutorContext, type ExecutorSettings } fr
 import { createKillSwitch, type KillSwitch } from '../exec/risk/kill-switch.js'
 import { type Journal, openJournal } from '../journal/journal.js'
 import type { Logger } from '../log/logger.js'
-import type { Clock } from '../time/clock.js'
+import { type Clock, systemClock } from '../time/clock.js'
 import { BotSetupError } from './bot-errors.js'
+import { type ConnectionHealth, createConnectionHealth } from './connection-health.js'
 import type { EmbeddedVenue, StartEmbeddedVenue } from './embedded-venue.js'
 import { journalFileOf } from './journal-file.js'
 import { isLoopback, type OpenedVenue, openVenue } from './open-venue.js'
@@ -36,10 +37,17 @@ export type Session<Venue extends EmbeddedVenue = EmbeddedVenue> = {
   killSwitch: KillSwitch
   /** The executor's context: the only one that signs and sends. */
   context: ExecutorContext
+  /** Whether the venue and each chain answer, fed by every API attempt and RPC call (real time). */
+  connections: ConnectionHealth
+  /** Adds observers of every API attempt and retry and every RPC call (metrics); returns their removal. */
+  watchTransport: (watcher: TransportWatcher) => () => void
   logger: Logger
   /** Closes the journal and the kill switch, and stops an embedded venue; safe to call twice. */
   close: () => Promise<void>
 }
+
+/** Observers of the session's transports: the venue's API client and the chains' RPC clients. */
+export type TransportWatcher = { api?: ApiTransportObserver | undefined; rpc?: RpcCallObserver | undefined }
 
 export type OpenSessionParameters<Venue extends EmbeddedVenue> = {
   config: DeltaflowConfig
@@ -85,7 +93,30 @@ export async function openSession<Venue extends EmbeddedVenue = EmbeddedVenue>({
     stops.push(venue.close)
     const { api, clock, embedded } = venue
     const { account, accountSource } = await resolveAccount({ config, embedded, env, logger })
-    const chains = createChainClients({ chains: venue.chains, account, pollingIntervalMs: 100 })
+    const rpcObservers = new Set<RpcCallObserver>()
+    const chains = createChainClients({
+      chains: venue.chains,
+      account,
+      pollingIntervalMs: 100,
+      observer: (event) => {
+        for (const observer of rpcObservers) observer(event)
+      },
+    })
+    const watchTransport = ({ api: apiObserver, rpc }: TransportWatcher) => {
+      const removeApi = apiObserver ? api.observe?.(apiObserver) : undefined
+      const added: RpcCallObserver | undefined = rpc && ((event) => rpc(event))
+      if (added) rpcObservers.add(added)
+      return () => {
+        removeApi?.()
+        if (added) rpcObservers.delete(added)
+      }
+    }
+    const connections = createConnectionHealth({
+      clock: systemClock,
+      chainIds: [...chains.keys()],
+      unhealthyAfterMs: config.ops.unhealthyAfterMs,
+    })
+    stops.push(watchTransport({ api: connections.observeApi, rpc: connections.observeRpc }))
     const contracts: DeploymentContracts = Object.fromEntries((await getContracts(api)).chains)
     const { file, throwawayDirectory } =
       journalFile === undefined ? journalFileOf(config, { embedded: embedded !== undefined }) : { file: journalFile }
@@ -108,7 +139,23 @@ export async function openSession<Venue extends EmbeddedVenue = EmbeddedVenue>({
       killSwitch,
       settings: { ...executorSettingsOf(config.executor), ...executorSettings },
     })
-    return { config, venue, api, clock, chains, contracts, account, accountSource, journal, killSwitch, context, logger, close }
+    return {
+      config,
+      venue,
+      api,
+      clock,
+      chains,
+      contracts,
+      account,
+      accountSource,
+      journal,
+      killSwitch,
+      context,
+      connections,
+      watchTransport,
+      logger,
+      close,
+    }
   } catch (error) {
     await close()
     throw error

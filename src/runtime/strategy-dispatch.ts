@@ -1,4 +1,6 @@
 import type { Intent } from '../domain/intents/intent-schema.js'
+import type { IntentResult } from '../domain/order-views.js'
+import { failureReasonOf } from '../exec/executor/execution-errors.js'
 import type { ExecutionOutcome } from '../exec/executor/executor.js'
 import { type Quote, quoteRequestKey } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
@@ -11,8 +13,13 @@ import { createSerialQueue } from './serial-queue.js'
 export type DispatchStats = {
   intentsQueued: number
   executions: { accepted: number; refused: number; failed: number; done: number }
-  /** execute() threw (a retryable or fatal error): logged, the bot went on. */
+  /**
+   * execute() rejected (the journal could not record the outcome, or the input was no intent): logged, the strategy
+   * told `failed` with the error, the bot went on. The executor journals every other error as a `failed` execution.
+   */
   executionErrors: number
+  /** Intent results told to strategies: equals the intents executed, whatever happened to them. */
+  intentResults: number
   /** Intents logged instead of executed (dry-run). */
   dryRunIntents: number
   delivered: { orderUpdates: number; fills: number; refunds: number; timers: number; balances: number }
@@ -57,9 +64,10 @@ export type StrategyDispatch = {
  * How strategies are driven, live and in a backtest alike: every event reaches the strategy's safe wrapper (one event
  * at a time per strategy, in call order); the intents a handler returns join one execution queue and run one at a time
  * (nonces and risk checks stay consistent); each outcome is told to its strategy as an intent result, whose intents
- * join the queue in turn. Order events are acknowledged in the journal once handled, failed or not, so an event that
- * makes a strategy fail does not come back forever. What differs between live and backtest is only who calls in, on
- * which clock, and the venue behind `execute`.
+ * join the queue in turn. Every intent gets a result: one whose execution rejected is told `failed` with the error.
+ * Order events are acknowledged in the journal once handled, failed or not, so an event that makes a strategy fail
+ * does not come back forever. What differs between live and backtest is only who calls in, on which clock, and the
+ * venue behind `execute`.
  */
 export function createStrategyDispatch({
   strategies,
@@ -82,6 +90,7 @@ export function createStrategyDispatch({
     intentsQueued: 0,
     executions: { accepted: 0, refused: 0, failed: 0, done: 0 },
     executionErrors: 0,
+    intentResults: 0,
     dryRunIntents: 0,
     delivered: { orderUpdates: 0, fills: 0, refunds: 0, timers: 0, balances: 0 },
     balanceErrors: 0,
@@ -114,14 +123,26 @@ export function createStrategyDispatch({
     }
     void executions.push(async () => {
       const started = metrics ? performance.now() : 0
+      let outcome: ExecutionOutcome
       try {
-        const outcome = await execute(intent)
-        metrics?.execution(intent.kind, outcome.status, performance.now() - started)
-        record(intent, outcome)
+        outcome = await execute(intent)
       } catch (error) {
+        // The executor journals every error it meets as a failed outcome; this is what it could not journal.
         stats.executionErrors += 1
         metrics?.executionError()
-        logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'intent execution threw')
+        const reason = failureReasonOf(error)
+        logger.error(
+          { err: error, intentId: intent.id, strategy: intent.strategy },
+          'intent execution threw; its strategy is told it failed',
+        )
+        tell(intent, { status: 'failed', reason, orderId: null })
+        return
+      }
+      metrics?.execution(intent.kind, outcome.status, performance.now() - started)
+      try {
+        record(intent, outcome)
+      } catch (error) {
+        logger.error({ err: error, intentId: intent.id, strategy: intent.strategy }, 'recording an intent outcome failed')
       }
     })
   }
@@ -129,20 +150,19 @@ export function createStrategyDispatch({
   function record(intent: Intent, outcome: ExecutionOutcome): void {
     stats.executions[outcome.status] += 1
     onOutcome?.(intent, outcome)
-    const strategy = byName.get(intent.strategy)
-    if (strategy) {
-      const result = {
-        intentId: intent.id,
-        kind: intent.kind,
-        status: outcome.status,
-        reason: outcome.reason ?? null,
-        orderId: outcome.order?.id ?? null,
-      }
-      void run(strategy.name, () => strategy.handleIntentResult(result))
-    }
+    tell(intent, { status: outcome.status, reason: outcome.reason ?? null, orderId: outcome.order?.id ?? null })
     const fields = { intentId: intent.id, strategy: intent.strategy, status: outcome.status, orderId: outcome.order?.id }
     if (outcome.status === 'accepted' || outcome.status === 'done') logger.info(fields, 'intent executed')
     else logger.warn({ ...fields, reason: outcome.reason }, 'intent not executed')
+  }
+
+  /** The intent's result, to the strategy that asked for it. */
+  function tell(intent: Intent, result: Pick<IntentResult, 'status' | 'reason' | 'orderId'>): void {
+    const strategy = byName.get(intent.strategy)
+    if (!strategy) return
+    stats.intentResults += 1
+    const event: IntentResult = { intentId: intent.id, kind: intent.kind, ...result }
+    void run(strategy.name, () => strategy.handleIntentResult(event))
   }
 
   function deliver({ strategy: name, acknowledge, ...item }: StrategyOrderEvent): void {

@@ -58,6 +58,27 @@ function settleLevel(context: Context, ladder: LadderState, index: number, statu
   return undefined
 }
 
+/** Each failed level placed again as its next generation (same side and price); returns the intents to emit. */
+function placeFailedLevels(context: Context, ladder: LadderState): IntentRequest[] {
+  const { config, strategy, logger } = context
+  const requests: IntentRequest[] = []
+  for (const [index, level] of ladder.levels.entries()) {
+    if (level.phase !== 'failed') continue
+    const placed = placeLevel(strategy, {
+      config,
+      epoch: ladder.epoch,
+      index,
+      side: level.side,
+      generation: level.generation + 1,
+      fills: level.fills,
+    })
+    ladder.levels[index] = placed.level
+    logger.info({ level: index, status: level.status, side: level.side, generation: placed.level.generation }, 'ladder level placed again')
+    requests.push(placed.request)
+  }
+  return requests
+}
+
 /**
  * Limit ladder: `levels` Delta LIMIT orders between `lowerPrice` and `upperPrice` (quote per base, decimal strings),
  * spaced `linear`ly or `geometric`ally, each trading `sizePerLevel` raw units of the base token. `side: sell` sells
@@ -71,24 +92,29 @@ function settleLevel(context: Context, ladder: LadderState, index: number, statu
  * Likewise a buy level flips to a sell one step above. `onFill: retire` leaves a filled level empty instead (scale-out
  * / scale-in). A level whose order expires (`validitySeconds`, default one day) is placed again, same side and price.
  * Each new order of a level is a new generation (intent key `e<epoch>/level-<i>/gen-<n>`), so it is a fresh intent;
- * the same generation emitted twice is one order. A level whose order is cancelled outside the strategy, or fails, is
- * left alone (halted). With `cancelOnStop`, onStop cancels every open level's order.
+ * the same generation emitted twice is one order. A level whose intent fails (the venue refused the signed order, or
+ * the executor met an error: a 5xx after its retries, an unreadable answer, an RPC fault) is placed again as its next
+ * generation at the next retry tick (`retrySeconds`, default 60), so a lasting fault costs one attempt per level per
+ * tick. A level whose order is cancelled outside the strategy, or whose intent a risk limit refuses, is left alone
+ * (halted). With `cancelOnStop`, onStop cancels every open level's order.
  *
  * Config: chainId; side (sell | buy); base and quote ({ address, decimals }); lowerPrice, upperPrice; levels (2 to
- * 100); spacing (linear | geometric); sizePerLevel (raw base units); validitySeconds; onFill (flip | retire);
- * cancelOnStop. With flip, one step beyond the ladder's end must still be a positive price (checked).
+ * 100); spacing (linear | geometric); sizePerLevel (raw base units); validitySeconds; retrySeconds; onFill (flip |
+ * retire); cancelOnStop. With flip, one step beyond the ladder's end must still be a positive price (checked).
  *
  * Restart: the ladder lives in the strategy state. onStart emits each open level's current intent again (the same
- * key and content are the same intent: nothing is placed twice); fills, expiries and cancellations that happened while
- * stopped arrive afterwards as order updates and are acted on then, including re-placing the levels cancelled on
- * stop. A config whose orders differ from the stored ladder's (anything but onFill and cancelOnStop) cancels the old
- * ladder's open orders and places the new ladder under a new epoch.
+ * key and content are the same intent: nothing is placed twice; one that failed meanwhile comes back failed), and
+ * places the failed levels again; fills, expiries and cancellations that happened while stopped arrive afterwards as
+ * order updates and are acted on then, including re-placing the levels cancelled on stop. A config whose orders
+ * differ from the stored ladder's (anything but onFill, cancelOnStop and retrySeconds) cancels the old ladder's open
+ * orders and places the new ladder under a new epoch.
  */
 export default defineStrategy({
   apiVersion: 1,
   name: 'ladder',
   configSchema: ladderConfigSchema,
   subscriptions: () => [],
+  timers: (config) => [config.retrySeconds * 1000],
   onStart: (context) => {
     const { config, state, strategy, logger } = context
     const stored = state.get(ladderStateKey, ladderStateSchema)
@@ -109,6 +135,7 @@ export default defineStrategy({
         if (intentIdOf(strategy, request) === level.intentId) requests.push(request)
         else logger.error({ level: index, intentId: level.intentId }, 'ladder level does not match its stored intent; not emitted')
       }
+      requests.push(...placeFailedLevels(context, ladder))
     }
     state.set(ladderStateKey, ladder)
     return requests
@@ -129,6 +156,34 @@ export default defineStrategy({
       : undefined
     state.set(ladderStateKey, ladder)
     return request
+  },
+  onIntentResult: (event, context) => {
+    const { config, state, logger } = context
+    if (event.status !== 'failed' && event.status !== 'refused') return
+    const ladder = state.get(ladderStateKey, ladderStateSchema)
+    if (!ladder) return
+    const index = ladder.levels.findIndex((level) => level.intentId === event.intentId)
+    const level = ladder.levels[index]
+    if (level?.phase !== 'open') return
+    if (event.status === 'failed') {
+      ladder.levels[index] = { ...level, phase: 'failed', status: 'FAILED' }
+      logger.warn(
+        { level: index, reason: event.reason, retrySeconds: config.retrySeconds },
+        'ladder level failed; placed again at the next retry',
+      )
+    } else {
+      ladder.levels[index] = { ...level, phase: 'halted', status: 'REFUSED' }
+      logger.warn({ level: index, reason: event.reason }, 'ladder level halted: a risk limit refused its order')
+    }
+    state.set(ladderStateKey, ladder)
+  },
+  onTimer: (_event, context) => {
+    const { state } = context
+    const ladder = state.get(ladderStateKey, ladderStateSchema)
+    if (!ladder?.running || !ladder.levels.some((level) => level.phase === 'failed')) return
+    const requests = placeFailedLevels(context, ladder)
+    state.set(ladderStateKey, ladder)
+    return requests
   },
   onStop: (context) => {
     const { config, state } = context

@@ -50,6 +50,7 @@ export const ladderConfigSchema = z
     spacing: z.enum(['linear', 'geometric'], expecting('linear or geometric')).default('linear'),
     sizePerLevel: rawAmountSchema,
     validitySeconds: integerFrom(60, 365 * 86_400, 'seconds').default(86_400),
+    retrySeconds: integerFrom(1, 86_400, 'seconds').default(60),
     onFill: z.enum(['flip', 'retire'], expecting('flip or retire')).default('flip'),
     cancelOnStop: z.boolean(expecting('true or false')).default(false),
   })

@@ -12,8 +12,11 @@ const levelStateSchema = z.strictObject({
   side: z.enum(['sell', 'buy']),
   /** Id of the current order's intent. */
   intentId: z.string().min(1),
-  /** open: the current order is live or on its way; retired: filled with onFill retire; halted: cancelled from outside or failed. */
-  phase: z.enum(['open', 'retired', 'halted']),
+  /**
+   * open: the current order is live or on its way; retired: filled with onFill retire; halted: cancelled from outside
+   * or refused by a risk limit; failed: the current order's intent failed, the level is placed again at the next retry.
+   */
+  phase: z.enum(['open', 'retired', 'halted', 'failed']),
   /** The last status heard of the current order (PLACED until the first update). */
   status: z.string().min(1),
   /** Orders of this level that filled. */
@@ -36,9 +39,9 @@ export const ladderStateSchema = z.strictObject({
 export type LevelState = z.output<typeof levelStateSchema>
 export type LadderState = z.output<typeof ladderStateSchema>
 
-/** Everything the level orders are built from; onFill and cancelOnStop may change without replacing the ladder. */
+/** Everything the level orders are built from; onFill, cancelOnStop and retrySeconds may change without replacing the ladder. */
 export function ladderFingerprint(config: LadderConfig): string {
-  const { onFill: _onFill, cancelOnStop: _cancelOnStop, ...orderTerms } = config
+  const { onFill: _onFill, cancelOnStop: _cancelOnStop, retrySeconds: _retrySeconds, ...orderTerms } = config
   return canonicalJson(orderTerms)
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { ApiClient } from '../../src/api/client.js'
 import { getDeltaOrder } from '../../src/api/delta/get-delta-order.js'
 import { getDeltaOrders } from '../../src/api/delta/get-delta-orders.js'
-import { ApiResponseError } from '../../src/api/errors.js'
+import { ApiMalformedAnswerError, ApiResponseError } from '../../src/api/errors.js'
 import { getQuote } from '../../src/api/get-quote.js'
 import { buildMarketTransaction } from '../../src/api/market/build-market-transaction.js'
 import { getMarketPrices } from '../../src/api/market/get-market-prices.js'
@@ -285,11 +285,12 @@ describe('recorded answers of the real service', () => {
       expect(error.problems).toEqual(['chains.1.delta: expected an address (0x + 40 hex digits), received "delta"'])
     })
 
-    it('refuses an empty 2xx body and a body that is not JSON', async () => {
-      expect((await responseError(readPrices(answeringClient('')))).problems).toEqual(['answer: expected a JSON body, received nothing'])
-      expect((await responseError(readPrices(answeringClient('<html>ok</html>')))).problems).toEqual([
-        'answer: expected JSON, received "<html>ok</html>"',
-      ])
+    it('reads an empty 2xx body and a body that is not JSON as a retryable ApiMalformedAnswerError', async () => {
+      const empty = await readPrices(answeringClient('')).catch((error: unknown) => error)
+      expect(empty).toBeInstanceOf(ApiMalformedAnswerError)
+      expect(empty).toMatchObject({ status: 200, excerpt: '""', errorClass: 'retryable' })
+      const html = await readPrices(answeringClient('<html>ok</html>')).catch((error: unknown) => error)
+      expect(html).toMatchObject({ name: 'ApiMalformedAnswerError', excerpt: '"<html>ok</html>"' })
     })
   })
 })

@@ -28,6 +28,7 @@ const requestMistakes = [
   'Invalid makerAsset',
   'Invalid takerAsset',
   'Market routes are same-chain only',
+  'Payload too large',
 ]
 
 describe('resources', () => {

@@ -162,6 +162,13 @@ describe('API client transport', () => {
       expect(seen).toHaveLength(3)
     })
 
+    it('retries a 408 (the service gave up waiting for the request) like a 5xx', async () => {
+      const { api, seen } = client()
+      sandbox().faults.add({ route: chainsRoute, status: 408, times: 1 })
+      expect(await getChains(api)).toHaveLength(1)
+      expect(seen).toHaveLength(2)
+    })
+
     it('throws ApiServerError for a 5xx with an empty body', async () => {
       const { api } = client()
       sandbox().faults.add({ route: chainsRoute, status: 500, body: 'empty' })

@@ -1,20 +1,25 @@
 import type { Intent } from '../../domain/intents/intent-schema.js'
 import { parseIntent } from '../../domain/intents/parse-intent.js'
 import { orderIdOf } from '../../domain/order-id.js'
+import { isFinalStatus } from '../../domain/order-status.js'
 import type { JournalIntent } from '../../journal/intents.js'
 import type { JournalModeChoice } from '../../journal/mode-choices.js'
 import type { JournalOrder } from '../../journal/orders.js'
 import { checkRiskLimits, type RiskCheckResult } from '../risk/check-risk-limits.js'
 import { intentSpend, type RiskQuote } from '../risk/intent-spend.js'
-import { reasonOf } from './execution-errors.js'
+import { failureReasonOf, reasonOf } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
 import { liveOrderPlacement, type OrderPlacement } from './order-placement.js'
 import { planDeltaIntent } from './plan-delta-intent.js'
 import { priceSwap } from './price-swap.js'
+import type { RecoveryOutcome } from './recover-orders.js'
 
 /** What became of an intent; the journal holds the same (and more). */
 export type ExecutionOutcome = {
-  /** accepted: its order is submitted (or being resolved); refused: stopped before signing; failed: refused after. */
+  /**
+   * accepted: its order is submitted (or being resolved); refused: stopped before signing; failed: refused after, or
+   * stopped by an error (its name, class and message in `reason`).
+   */
   status: JournalIntent['status']
   intent: JournalIntent
   order: JournalOrder | undefined
@@ -29,11 +34,16 @@ export type Executor = ReturnType<typeof createExecutor>
  * The only component that signs and sends. Each intent: validated, checked against the risk limits (a refusal is
  * journaled with the limit and the numbers), priced, for a swap the mode chosen and journaled, approved, signed,
  * journaled, then submitted exactly once. Repeating an intent (same id) never creates a second order: it returns what
- * the journal holds, finishing a submission a crash interrupted. Call `recover()` at startup before any new intent.
- * `placement` is where orders go once priced and chosen: the live venue, or a backtest's simulated one.
+ * the journal holds, finishing a submission a crash interrupted. Whatever it throws on the way (a 5xx after the
+ * retries, an answer it cannot read, an RPC error), an intent ends journaled as an outcome, `failed` with the error as
+ * its reason, and `execute` resolves with it; it rejects only when the journal itself cannot record that (or the
+ * input is not an intent). Call `recover()` at startup before any new intent. `placement` is where orders go once
+ * priced and chosen: the live venue, or a backtest's simulated one.
  */
 export function createExecutor(context: ExecutorContext, placement: OrderPlacement = liveOrderPlacement) {
   const { journal, clock } = context
+  /** Recovery that never sends an order again: one not found counts as never sent, however long it stays valid. */
+  const lookupOnly: ExecutorContext = { ...context, settings: { ...context.settings, resubmitMarginSeconds: Number.POSITIVE_INFINITY } }
 
   function outcome(intentId: string): ExecutionOutcome {
     const intent = journal.getIntent(intentId) as JournalIntent
@@ -66,6 +76,14 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
 
   async function execute(input: unknown): Promise<ExecutionOutcome> {
     const intent = parseIntent(input)
+    try {
+      return await executeIntent(intent)
+    } catch (error) {
+      return settleError(intent, error)
+    }
+  }
+
+  async function executeIntent(intent: Intent): Promise<ExecutionOutcome> {
     const stored = journal.getIntent(intent.id)
     if (stored && stored.status !== 'accepted') return outcome(intent.id)
     if (intent.kind === 'cancel') return executeCancel(intent)
@@ -76,11 +94,7 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
       const early = riskCheck(intent, undefined)
       if (!early.allowed && early.limit !== 'quoteRequired') return refuse(intent, early.limit, early.reason)
     }
-    try {
-      return await price(intent)
-    } catch (error) {
-      return failOrRethrow(intent, error)
-    }
+    return price(intent)
   }
 
   async function price(intent: Exclude<Intent, { kind: 'cancel' }>): Promise<ExecutionOutcome> {
@@ -187,26 +201,80 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
   }
 
   /**
-   * Fatal and retryable errors are thrown: the intent stays as it was (a repeat resumes it; an order in flight is
-   * resolved by recovery). An operational one (no route, a revert at estimation, a refused approval) refuses the intent
-   * when it never got past pricing, and fails it when it was accepted and has no order yet.
+   * Turns an error met while executing `intent` into its journaled outcome, whatever the error's class:
+   * - not journaled yet (pricing): an operational error (no route, a revert at estimation) refuses it, any other fails it;
+   * - accepted without an order: failed (approvals already sent are journaled transactions; nothing was signed);
+   * - its order at the venue (submitted): the error came after; the intent stays accepted and the reconciler follows it;
+   * - its order signed but not known to the venue (a 5xx after the retries, a lost or unreadable answer): resolved at
+   *   once as a restart would (by hash at the venue, by transaction on chain; sent again, exactly as signed, if unknown);
+   *   if that fails too, the intent fails and the order stays in flight: `recover()` takes the venue's copy if there is
+   *   one and never sends it again, because the strategy was told that the intent failed.
    */
-  function failOrRethrow(intent: Intent, error: unknown): ExecutionOutcome {
-    const errorClass = (error as { errorClass?: string } | undefined)?.errorClass
-    if (errorClass === 'fatal' || errorClass === 'retryable') throw error
+  async function settleError(intent: Intent, error: unknown): Promise<ExecutionOutcome> {
+    const reason = failureReasonOf(error)
     const stored = journal.getIntent(intent.id)
-    if (!stored) return refuse(intent, 'pricing', reasonOf(error))
+    const fields = { intentId: intent.id, strategy: intent.strategy, reason }
+    if (!stored) {
+      if (errorClassOf(error) === 'operational') return refuse(intent, 'pricing', reasonOf(error))
+      journal.recordIntent({ id: intent.id, strategy: intent.strategy, kind: intent.kind, intent, failed: { stage: 'pricing', reason } })
+      context.logger?.warn(fields, 'intent failed before it was accepted')
+      return outcome(intent.id)
+    }
+    if (stored.status !== 'accepted') return outcome(intent.id)
     const order = journal.getOrder({ id: orderIdOf(intent.id) })
-    if (order && !order.submitted) throw error
-    journal.failIntent(intent.id, reasonOf(error), 'execution')
-    context.logger?.warn({ intentId: intent.id, reason: reasonOf(error) }, 'intent failed')
+    if (order?.submitted) {
+      context.logger?.warn({ ...fields, orderId: order.id }, 'an error after the venue took the order; the intent stays accepted')
+      return outcome(intent.id)
+    }
+    if (order && !isFinalStatus(order.mode, order.status)) {
+      try {
+        const recovery = await placement.recoverOne(context, order)
+        context.logger?.info({ ...fields, orderId: order.id, recovery }, 'resolved the order of an interrupted submission')
+        const settled = outcome(intent.id)
+        if (settled.order?.submitted || settled.status !== 'accepted') return settled
+      } catch (again) {
+        context.logger?.warn({ ...fields, orderId: order.id, again: failureReasonOf(again) }, 'the order stays in flight')
+      }
+    }
+    const stage = intent.kind === 'cancel' ? 'cancel' : order ? 'submission' : 'execution'
+    journal.failIntent(intent.id, reason, stage)
+    context.logger?.warn({ ...fields, stage, orderId: order?.id }, 'intent failed')
     return outcome(intent.id)
+  }
+
+  /**
+   * Resolves the in-flight orders (signed, not known to be submitted) that `which` selects, one by one. The order of an
+   * intent that failed is looked up only: the venue's copy (or the chain's transaction) is taken and followed from then
+   * on; one the venue does not hold is closed unsent, since its strategy was told the intent failed and may have
+   * placed another. Any other order is resolved as recoverInFlightOrders does (sent again, as signed, while valid).
+   */
+  async function resolveInFlight(which: 'all' | 'failed'): Promise<RecoveryOutcome[]> {
+    const outcomes: RecoveryOutcome[] = []
+    for (const order of journal.inFlightOrders()) {
+      const failed = journal.getIntent(order.intentId)?.status === 'failed'
+      if (which === 'failed' && !failed) continue
+      try {
+        const recovery = await placement.recoverOne(failed ? lookupOnly : context, order)
+        if (failed)
+          context.logger?.info({ orderId: order.id, intentId: order.intentId, recovery }, 'looked up the order of a failed intent')
+        outcomes.push(recovery)
+      } catch (error) {
+        context.logger?.warn({ orderId: order.id, reason: reasonOf(error) }, 'recovery of an in-flight order failed; it stays in flight')
+        outcomes.push({ orderId: order.id, mode: order.mode, outcome: 'error', detail: reasonOf(error) })
+      }
+    }
+    return outcomes
   }
 
   return {
     execute,
     /** Startup recovery: resolves every order that may have been in flight. Run it before any new intent. */
-    recover: () => placement.recoverAll(context),
+    recover: () => resolveInFlight('all'),
+    /**
+     * Looks up again the orders of failed intents still in doubt (the venue could not be asked when they failed), never
+     * sending one: safe while intents execute, e.g. at each reconciliation pass.
+     */
+    settleInDoubt: () => resolveInFlight('failed'),
     cancel: (ids: readonly string[]) => placement.cancel(context, ids),
     /** With a tripped kill switch that cancels open orders: cancels every open Delta and OTC order. */
     enforceKillSwitch: async () => {
@@ -218,4 +286,8 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
       )
     },
   }
+}
+
+function errorClassOf(error: unknown): string | undefined {
+  return (error as { errorClass?: string } | null | undefined)?.errorClass
 }

@@ -8,7 +8,7 @@ import { mapConcurrently } from './map-concurrently.js'
 import { readVenueDeltaOrders } from './read-venue-delta-orders.js'
 import type { ReconcileChains } from './reconcile-chains.js'
 import { reconcileDeltaOrder } from './reconcile-delta-order.js'
-import { failureMessage, type ReconcileReport } from './reconcile-report.js'
+import { countChainReadError, countVenueReadError, failureMessage, type ReconcileReport } from './reconcile-report.js'
 
 export type ReconcileDeltaOrdersParameters = {
   journal: Journal
@@ -47,11 +47,13 @@ export async function reconcileDeltaOrders(parameters: ReconcileDeltaOrdersParam
     if (listFailure) {
       const message = `list page ${listFailure.page} failed (${failureMessage(listFailure.error)}); ${listFailure.unchecked} orders not checked`
       report.errors.push({ mode: 'delta', stage: 'list', message })
+      countVenueReadError(report, listFailure.error)
       logger?.error({ err: listFailure.error, page: listFailure.page }, 'reconcile could not read the venue order list')
     }
     const updates = await mapConcurrently(reads, parameters.concurrency, async (read): Promise<OrderUpdate | undefined> => {
       if (read.venue === undefined) {
         report.errors.push({ orderId: read.order.id, mode: 'delta', stage: 'venue', message: failureMessage(read.error) })
+        countVenueReadError(report, read.error)
         logger?.warn({ err: read.error, orderId: read.order.id }, 'reconcile could not read the order at the venue')
         return undefined
       }
@@ -61,6 +63,7 @@ export async function reconcileDeltaOrders(parameters: ReconcileDeltaOrdersParam
       } catch (error) {
         parameters.signal?.throwIfAborted()
         report.errors.push({ orderId: read.order.id, mode: 'delta', stage: 'chain', message: failureMessage(error) })
+        countChainReadError(report, error, read.order.chainId)
         logger?.warn({ err: error, orderId: read.order.id }, 'reconcile could not check the order on the chain')
         return undefined
       }

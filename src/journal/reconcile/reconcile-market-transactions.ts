@@ -9,7 +9,7 @@ import { mapConcurrently } from './map-concurrently.js'
 import { readMarketSwapFill } from './market-swap-fill.js'
 import type { ReconcileChains } from './reconcile-chains.js'
 import { ReconcileChainMissingError } from './reconcile-errors.js'
-import { failureMessage, type ReconcileReport } from './reconcile-report.js'
+import { countChainReadError, failureMessage, type ReconcileReport } from './reconcile-report.js'
 
 export type ReconcileMarketTransactionsParameters = {
   journal: Journal
@@ -19,6 +19,8 @@ export type ReconcileMarketTransactionsParameters = {
   logger?: Logger | undefined
   signal?: AbortSignal | undefined
   concurrency: number
+  /** Chains whose RPC is down: their transactions wait for a later run (counted in the report's `skipped`). */
+  skipChains?: ReadonlySet<number> | undefined
 }
 
 /**
@@ -29,7 +31,10 @@ export type ReconcileMarketTransactionsParameters = {
 export async function reconcileMarketTransactions(parameters: ReconcileMarketTransactionsParameters): Promise<string[]> {
   const { journal, report, logger } = parameters
   const account = parameters.account.toLowerCase()
-  const pending = journal.pendingTransactions().filter((transaction) => transaction.from === account)
+  const skip = parameters.skipChains
+  const ours = journal.pendingTransactions().filter((transaction) => transaction.from === account)
+  const pending = skip ? ours.filter((transaction) => !skip.has(transaction.chainId)) : ours
+  report.skipped.transactions += ours.length - pending.length
   const ended = await mapConcurrently(pending, parameters.concurrency, async (transaction) => {
     parameters.signal?.throwIfAborted()
     try {
@@ -53,6 +58,7 @@ export async function reconcileMarketTransactions(parameters: ReconcileMarketTra
         stage: 'chain',
         message: failureMessage(error),
       })
+      countChainReadError(report, error, transaction.chainId)
       logger?.warn({ err: error, txHash: transaction.txHash }, 'reconcile could not check the transaction on the chain')
       return undefined
     }

@@ -24,6 +24,11 @@ export type ReconcileOrdersParameters = {
   singleReadLimit?: number | undefined
   /** Venue reads and chain checks in flight at once. Default 16. */
   concurrency?: number | undefined
+  /**
+   * Chains whose RPC is down: their orders (by source or destination chain) and transactions are left for a later run
+   * and counted in the report's `skipped`.
+   */
+  skipChains?: ReadonlySet<number> | undefined
 }
 
 export type ReconcileOrdersReturnType = ReconcileReport & { account: Address; startedAt: number; finishedAt: number }
@@ -48,14 +53,17 @@ export async function reconcileOrders(parameters: ReconcileOrdersParameters): Pr
   const report = createReconcileReport()
   signal?.throwIfAborted()
 
-  const open = journal.openOrders().filter((order) => order.account === account && order.submitted)
+  const skip = parameters.skipChains ?? new Set<number>()
+  const ours = journal.openOrders().filter((order) => order.account === account && order.submitted)
+  const open = ours.filter((order) => !skip.has(order.chainId) && !skip.has(order.destChainId))
+  report.skipped = { chains: [...skip].sort((a, b) => a - b), orders: ours.length - open.length, transactions: 0 }
   const delta = open.filter((order) => order.mode === 'delta' && (order.venueId !== null || order.orderHash !== null))
   const otc = open.filter((order) => order.mode === 'otc' && order.orderHash !== null)
   const shared = { journal, chains, account, report, logger, signal, concurrency }
   const [endedDelta, endedOtc, endedSwaps] = await Promise.all([
     reconcileDeltaOrders({ ...shared, api, orders: delta, singleReadLimit: parameters.singleReadLimit ?? 20 }),
     reconcileOtcOrders({ ...shared, api, orders: otc }),
-    reconcileMarketTransactions(shared),
+    reconcileMarketTransactions({ ...shared, skipChains: skip }),
   ])
 
   // Intents whose last open order may have ended in this run.
@@ -78,6 +86,7 @@ export async function reconcileOrders(parameters: ReconcileOrdersParameters): Pr
       intentsCompleted: report.intentsCompleted,
       mismatches: report.mismatches.length,
       errors: report.errors.length,
+      ...(skip.size > 0 ? { skipped: report.skipped } : {}),
       durationMs: finishedAt - startedAt,
     },
     'reconciled orders',

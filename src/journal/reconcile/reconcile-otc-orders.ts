@@ -10,7 +10,7 @@ import { mapConcurrently } from './map-concurrently.js'
 import { readRfqFills } from './read-rfq-fills.js'
 import type { ReconcileChains } from './reconcile-chains.js'
 import { OtcFillsBehindError, ReconcileChainMissingError, RfqContractMissingError, VenueOrderMismatchError } from './reconcile-errors.js'
-import { failureMessage, type ReconcileReport } from './reconcile-report.js'
+import { countChainReadError, countVenueReadError, failureMessage, type ReconcileReport } from './reconcile-report.js'
 
 export type ReconcileOtcOrdersParameters = {
   journal: Journal
@@ -50,6 +50,8 @@ export async function reconcileOtcOrders(parameters: ReconcileOtcOrdersParameter
       parameters.signal?.throwIfAborted()
       const stage = error instanceof OtcFillsBehindError || error instanceof ReconcileChainMissingError ? 'chain' : 'venue'
       report.errors.push({ orderId: order.id, mode: 'otc', stage, message: failureMessage(error) })
+      if (stage === 'venue') countVenueReadError(report, error)
+      countChainReadError(report, error, order.chainId)
       logger?.warn({ err: error, orderId: order.id }, 'reconcile could not bring the OTC order up to date')
       return undefined
     }

@@ -1,4 +1,5 @@
 import type { OrderMode } from '../../domain/order-status.js'
+import { BaseError } from '../../errors/base.js'
 
 /** A venue figure the chain contradicts; the chain figure is the one recorded. */
 export type FillMismatch = {
@@ -24,6 +25,9 @@ export type ReconcileFailure = {
   message: string
 }
 
+/** A read that failed: a venue endpoint that did not answer usably, or a chain whose RPC failed. */
+export type ReconcileReadError = { source: 'venue'; endpoint: string } | { source: 'chain'; chainId: number }
+
 export type ReconcileReport = {
   /** Journal orders compared with the venue (Delta, OTC) and pending Market transactions compared with the chain. */
   checked: { delta: number; otc: number; market: number }
@@ -38,6 +42,10 @@ export type ReconcileReport = {
   mismatches: FillMismatch[]
   notes: ReconcileNote[]
   errors: ReconcileFailure[]
+  /** The failed reads among `errors`, by endpoint or chain (what the bot counts per pass). */
+  readErrors: ReconcileReadError[]
+  /** Chains left out of the run (their RPC is down), with their orders and transactions; the next run takes them. */
+  skipped: { chains: number[]; orders: number; transactions: number }
 }
 
 export function createReconcileReport(): ReconcileReport {
@@ -52,7 +60,26 @@ export function createReconcileReport(): ReconcileReport {
     mismatches: [],
     notes: [],
     errors: [],
+    readErrors: [],
+    skipped: { chains: [], orders: 0, transactions: 0 },
   }
+}
+
+/**
+ * Notes a failed venue read: an error of the API client (it names its endpoint). Other errors met at the venue stage
+ * (an order that is not ours) are not failed reads.
+ */
+export function countVenueReadError(report: ReconcileReport, error: unknown): void {
+  const endpoint = (error as { endpoint?: unknown } | null | undefined)?.endpoint
+  if (typeof endpoint === 'string') report.readErrors.push({ source: 'venue', endpoint })
+}
+
+/**
+ * Notes a failed chain read: an error thrown by viem (an RPC that failed or timed out). deltaflow's own errors at the
+ * chain stage (logs behind the venue, no client for the chain) are not failed reads.
+ */
+export function countChainReadError(report: ReconcileReport, error: unknown, chainId: number): void {
+  if (!(error instanceof BaseError)) report.readErrors.push({ source: 'chain', chainId })
 }
 
 /** The error's first line, for the report (the logger gets the whole error). */
