@@ -34,9 +34,9 @@ export type ConnectionHealth = {
   observeApi: (event: ApiTransportEvent) => void
   /** Feeds a chain's state from its RPC calls. */
   observeRpc: (event: RpcCallEvent) => void
-  /** False while the chain's last call failed without an answer (true before its first call). */
+  /** False once the chain's last two calls or more failed without an answer in between (true before its first call). */
   chainAvailable: (chainId: number) => boolean
-  /** Chains whose last call failed, ascending. */
+  /** Chains paused (see chainAvailable), ascending. */
   unavailableChains: () => number[]
   /** Targets that have failed without an answer for longer than `unhealthyAfterMs`. */
   problems: () => ConnectionProblem[]
@@ -53,6 +53,9 @@ export type CreateConnectionHealthParameters = {
   /** How long a target may fail without one answer before it makes the bot unhealthy, ms. */
   unhealthyAfterMs: number
 }
+
+/** Unanswered calls in a row (no answer between them) after which a chain is paused. */
+const pauseAfterFailures = 2
 
 type TargetState = { failingSince: number | null; failures: number; lastError: string | null }
 
@@ -100,9 +103,12 @@ export function createConnectionHealth({ clock, chainIds, unhealthyAfterMs }: Cr
       record('venue', apiAnswered.includes(event.outcome), event.durationMs, event.error)
     },
     observeRpc: (event) => record(event.chainId, rpcAnswered.includes(event.outcome), event.durationMs, event.error),
-    chainAvailable: (chainId) => targets.get(chainId)?.failingSince == null,
+    // One unanswered call is a blip (a slow moment of the node): a chain is paused from the second in a row.
+    chainAvailable: (chainId) => (targets.get(chainId)?.failures ?? 0) < pauseAfterFailures,
     unavailableChains: () =>
-      [...targets].flatMap(([target, state]) => (target !== 'venue' && state.failingSince !== null ? [target] : [])).sort((a, b) => a - b),
+      [...targets]
+        .flatMap(([target, state]) => (target !== 'venue' && state.failures >= pauseAfterFailures ? [target] : []))
+        .sort((a, b) => a - b),
     problems: () => {
       const now = clock.now()
       const problems: ConnectionProblem[] = []

@@ -165,6 +165,12 @@ export default defineStrategy({
     const index = ladder.levels.findIndex((level) => level.intentId === event.intentId)
     const level = ladder.levels[index]
     if (level?.phase !== 'open') return
+    if (event.status === 'failed' && event.orderId !== null) {
+      // An order was signed: it may have reached the venue. The level follows it until it is final (an order the venue
+      // never got is closed EXPIRED, and the level placed again then), never two orders at once.
+      logger.warn({ level: index, reason: event.reason, orderId: event.orderId }, 'ladder level failed; its order is followed until final')
+      return
+    }
     if (event.status === 'failed') {
       ladder.levels[index] = { ...level, phase: 'failed', status: 'FAILED' }
       logger.warn(

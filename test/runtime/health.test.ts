@@ -130,7 +130,12 @@ describe('GET /health and /metrics of a bot whose chain or venue stops answering
 
   it('degrades to 503 naming the chain, since when and its last error (no RPC URL) once its RPC has failed longer than the window, and recovers', async () => {
     await proxy.refuse()
-    const down = await healthUntil(ops, (answer) => answer.status === 503, '503')
+    // 503 once the window has passed; paused from the second unanswered call in a row.
+    const down = await healthUntil(
+      ops,
+      (answer) => answer.status === 503 && String(answer.body.pausedChains) === '8453',
+      '503 with chain 8453 paused',
+    )
     expect(down.body).toMatchObject({
       status: 'unhealthy',
       healthy: false,
