@@ -3,9 +3,11 @@ import type { OrderRecord } from './dca-state.js'
 
 /**
  * What one order holds of the budget: its whole total until it is settled; once settled, what its fills spent (the
- * total when it COMPLETED: every slice was taken). A fill heard after settlement still counts.
+ * total when it COMPLETED: every slice was taken). A fill heard after settlement still counts. A placement that failed
+ * without an order holds nothing (it has no fills).
  */
 export function committedBy(record: Pick<OrderRecord, 'phase' | 'orderStatus' | 'totalSrcAmount' | 'spent'>): bigint {
+  if (record.phase === 'failed') return record.spent
   if (record.phase === 'settled' && record.orderStatus !== 'COMPLETED') return record.spent
   // Unsettled or COMPLETED: the whole total (fills above it, which a TWAP cannot have, would still count).
   if (record.spent > record.totalSrcAmount) return record.spent

@@ -84,8 +84,15 @@ export const dcaConfigSchema = z
     guard: guardSchema.optional(),
     /** Clock seconds between checks of the schedule (besides every quote and order event). */
     checkIntervalSeconds: integerAtLeast(1, 'seconds').default(30),
-    /** Clock seconds to wait for a placed order to appear in the journal before its slot is given up (its amount stays committed). */
+    /**
+     * Clock seconds to wait for a placed order to appear in the journal, when no intent result says it failed, before
+     * its slot is given up (its amount stays committed).
+     */
     placementTimeoutSeconds: integerAtLeast(1, 'seconds').default(600),
+    /** Clock seconds after a failed placement before its slot is placed again (under a new intent key). */
+    retrySeconds: integerAtLeast(1, 'seconds').default(60),
+    /** Placements of a slot again after a failure, at most; then the slot is skipped (its share stays in the budget). */
+    retriesPerSlot: integerAtLeast(0, 'retries').default(5),
   })
   .superRefine((config, context) => {
     const slots = config.orders * config.slicesPerOrder

@@ -2,6 +2,7 @@ import {
   type DeepReadonly,
   type FillEvent,
   type IntentRequest,
+  type IntentResultEvent,
   intentId,
   isFinalStatus,
   type Logger,
@@ -71,6 +72,8 @@ export function applyOrderUpdate(schedule: DcaState, event: DeepReadonly<OrderUp
   const final = isFinalStatus(order.mode, order.status)
   const phase = !final ? 'open' : order.status === 'COMPLETED' ? 'settled' : 'ended'
   if (record.phase === 'lost') logger.warn({ orderId: order.id, slot: record.slot }, 'an order given up as lost turned up: followed again')
+  if (record.phase === 'failed')
+    logger.error({ orderId: order.id, slot: record.slot }, 'an order whose intent was told failed turned up: followed again')
   if (phase !== 'open') logger.info({ orderId: order.id, slot: record.slot, status: order.status, reason: event.reason }, 'dca order final')
   return replaceOrder(schedule, {
     ...record,
@@ -79,6 +82,60 @@ export function applyOrderUpdate(schedule: DcaState, event: DeepReadonly<OrderUp
     orderStatus: order.status,
     settledAt: phase === 'settled' ? now : null,
   })
+}
+
+/** The intent key of a slot's placement: `twap-<slot>` first, `twap-<slot>-r<attempt>` when placed again. */
+export function orderKeyOf(slot: number, attempt: number): string {
+  return attempt === 0 ? `twap-${slot}` : `twap-${slot}-r${attempt}`
+}
+
+export type ApplyIntentResultParameters = {
+  config: DeepReadonly<DcaConfig>
+  now: number
+  logger: Logger
+}
+
+/**
+ * What the executor did with one of the schedule's intents. Only an intent that ended `failed` or `refused` without an
+ * order changes anything: no order exists for it nor ever will (the executor answers its id with the stored outcome),
+ * so its record moves to `failed` and commits nothing. The slot it was placed for then:
+ * - failed (a 5xx after the retries, an unreadable answer, an RPC fault): is placed again `retrySeconds` later under a
+ *   new key, at most `retriesPerSlot` times, then skipped;
+ * - refused (a risk limit, the kill switch, a pricing error the venue calls final): is skipped at once, as the guard's
+ *   `skip` does; the schedule keeps its pace and the slot's share is spread over the later slots.
+ * A failed intent that names an order is left alone: that order is in the journal and its updates settle the record.
+ */
+export function applyIntentResult(
+  schedule: DcaState,
+  event: DeepReadonly<IntentResultEvent>,
+  { config, now, logger }: ApplyIntentResultParameters,
+): DcaState {
+  if (event.status !== 'failed' && event.status !== 'refused') return schedule
+  const record = schedule.orders.find((candidate) => candidate.intentId === event.intentId)
+  if (!record) {
+    logger.warn({ intentId: event.intentId, status: event.status }, 'intent result for an intent the schedule does not know: ignored')
+    return schedule
+  }
+  if (event.orderId !== null) {
+    logger.warn({ intentId: event.intentId, orderId: event.orderId, reason: event.reason }, 'dca intent failed with an order: followed')
+    return schedule
+  }
+  if (record.phase !== 'placed' && record.phase !== 'lost') return schedule
+  const reason = `${event.status}: ${event.reason ?? 'no reason given'}`
+  const next = replaceOrder(schedule, { ...record, phase: 'failed', failedAt: now, reason })
+  const fields = { slot: record.slot, attempt: record.attempt, intentId: record.intentId, reason }
+  // Only the latest slot is placed again: a record given up as lost has had its slot's turn already.
+  if (record.phase === 'lost' || record.slot !== schedule.nextSlot - 1) {
+    logger.warn(fields, 'dca order given up earlier failed without an order: its amount is back in the budget')
+    return next
+  }
+  if (event.status === 'failed' && record.attempt < config.retriesPerSlot) {
+    logger.warn({ ...fields, retrySeconds: config.retrySeconds }, 'dca order failed without an order: its slot is placed again later')
+    return { ...next, nextSlot: record.slot, nextDueAt: now + config.retrySeconds * 1000 }
+  }
+  const why = event.status === 'refused' ? reason : `placement failed ${record.attempt + 1} times, the last ${reason}`
+  logger.warn({ ...fields, reason: why }, 'dca slot skipped: its order could not be placed; its share stays in the budget')
+  return { ...next, skipped: [...next.skipped, { slot: record.slot, at: now, reason: why }] }
 }
 
 /** One fill of one of the schedule's orders, counted once by its journal id. */
@@ -181,7 +238,7 @@ export function advanceSchedule(schedule: DcaState, parameters: AdvanceScheduleP
       if (record.phase !== 'placed' || now - record.placedAt < timeoutMs) return record
       logger.error(
         { slot: record.slot, intentId: record.intentId },
-        'dca order never appeared (refused?): slot given up, its amount stays committed',
+        'dca order never appeared and no intent result said why: slot given up, its amount stays committed',
       )
       return { ...record, phase: 'lost' as const }
     }),
@@ -223,7 +280,9 @@ export function advanceSchedule(schedule: DcaState, parameters: AdvanceScheduleP
   if (next.pausedSince !== null)
     logger.info({ slot: next.nextSlot, pausedMs: now - next.pausedSince }, 'dca resumed: the price is back within the guard')
 
-  const key = `twap-${next.nextSlot}`
+  // Placements of this slot that failed before (each without an order): this one takes the next key.
+  const attempt = next.orders.filter((record) => record.slot === next.nextSlot).length
+  const key = orderKeyOf(next.nextSlot, attempt)
   const intent = buildTwapIntent(config, amount)
   const id = intentId({ content: parseIntentContent({ ...intent, strategy }), key })
   const record: OrderRecord = {
@@ -240,9 +299,19 @@ export function advanceSchedule(schedule: DcaState, parameters: AdvanceScheduleP
     fillIds: [],
     placedAt: now,
     settledAt: null,
+    attempt,
+    failedAt: null,
+    reason: null,
   }
   logger.info(
-    { slot: record.slot, intentId: id, totalSrcAmount: String(amount), committed: String(committed), remaining: String(remaining) },
+    {
+      slot: record.slot,
+      attempt,
+      intentId: id,
+      totalSrcAmount: String(amount),
+      committed: String(committed),
+      remaining: String(remaining),
+    },
     'dca order placed',
   )
   next = {
@@ -261,7 +330,10 @@ export type ScheduleSummary = {
   /** What the orders' fills spent and received. */
   spent: bigint
   received: bigint
+  /** Orders placed, not counting placements that failed without an order. */
   ordersPlaced: number
+  /** Placements that failed or were refused without an order. */
+  placementsFailed: number
   slotsSkipped: number
   finished: boolean
 }
@@ -274,7 +346,8 @@ export function summarizeSchedule(schedule: DcaState, budget: bigint): ScheduleS
     remaining: remainingBudget(budget, committed),
     spent: schedule.orders.reduce((sum, record) => sum + record.spent, 0n),
     received: schedule.orders.reduce((sum, record) => sum + record.received, 0n),
-    ordersPlaced: schedule.orders.length,
+    ordersPlaced: schedule.orders.filter((record) => record.phase !== 'failed').length,
+    placementsFailed: schedule.orders.filter((record) => record.phase === 'failed').length,
     slotsSkipped: schedule.skipped.length,
     finished: schedule.finishedAt !== null,
   }

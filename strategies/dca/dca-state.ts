@@ -16,10 +16,13 @@ const amountSchema = z
  * - ended: final without all its slices (expired, cancelled, failed): settled at the next quote or timer, once the
  *   fills journaled with its final status have been heard;
  * - settled: its budget use is known (what its fills spent; the whole total when COMPLETED);
- * - lost: never seen within placementTimeoutSeconds (refused by the executor, most likely). Its amount stays
- *   committed, so the budget holds even if the order turns up later (it is then followed as open again).
+ * - lost: never seen within placementTimeoutSeconds, and no intent result said why. Its amount stays committed, so the
+ *   budget holds even if the order turns up later (it is then followed as open again);
+ * - failed: the executor ended its intent `failed` or `refused` without an order (`reason` says why). It commits
+ *   nothing: no order exists for it, and its intent id is never placed again (the slot is placed again under a new key
+ *   or skipped).
  */
-export const orderPhases = ['placed', 'open', 'ended', 'settled', 'lost'] as const
+export const orderPhases = ['placed', 'open', 'ended', 'settled', 'lost', 'failed'] as const
 export type OrderPhase = (typeof orderPhases)[number]
 
 const orderRecordSchema = z.object({
@@ -38,6 +41,12 @@ const orderRecordSchema = z.object({
   fillIds: z.array(z.number().int()),
   placedAt: z.number().int(),
   settledAt: z.number().int().nullable(),
+  /** Placements of this slot before this one (0: the first, key `twap-<slot>`; n: key `twap-<slot>-r<n>`). */
+  attempt: z.number().int().min(0).default(0),
+  /** Clock ms when its intent was told failed or refused; null otherwise. */
+  failedAt: z.number().int().nullable().default(null),
+  /** Why its intent failed or was refused, as the executor told it; null otherwise. */
+  reason: z.string().nullable().default(null),
 })
 
 export type OrderRecord = z.output<typeof orderRecordSchema>

@@ -3,6 +3,7 @@ import { type DcaConfig, dcaConfigSchema, nominalSliceAmountOf } from './dca-con
 import {
   advanceSchedule,
   applyFill,
+  applyIntentResult,
   applyOrderUpdate,
   replayPlacedOrders,
   settleEndedOrders,
@@ -49,13 +50,20 @@ function settleAndAdvance(context: StrategyContext<DcaConfig>, trigger: 'quote' 
  * slot whatever the action. With `enforceOnSlices` (default), maxPrice is also signed into every TWAP as its least
  * output per slice, so no slice of a running order fills above it.
  *
- * Other config: `maxSlippageBps` (50), `maxPriceImpactPercent` (2), `checkIntervalSeconds` (30, clock seconds between
- * schedule checks besides quotes and order events), `placementTimeoutSeconds` (600: an order not in the journal by
- * then — the executor refused it — is given up; its amount stays committed, so a late order cannot exceed the budget).
+ * Failed placements: an intent the executor ends `failed` without an order (a 5xx after its retries, an unreadable
+ * answer, an RPC fault) commits nothing, and its slot is placed again `retrySeconds` (60) later under a new key
+ * (`twap-<slot>-r<n>`), at most `retriesPerSlot` (5) times; then the slot is skipped. An intent `refused` (a risk limit,
+ * the kill switch, a pricing error the venue calls final) skips its slot at once. A skipped slot's share stays in the
+ * budget and is spread over the later slots, as with the guard's `skip`.
  *
- * Restart: the whole schedule (slot, due time, every order with its fills, skipped slots) is journal state. On start,
- * orders asked for but never seen are asked for again with the same key and content, hence the same intent id (the
- * executor places an intent once); nothing else is emitted twice.
+ * Other config: `maxSlippageBps` (50), `maxPriceImpactPercent` (2), `checkIntervalSeconds` (30, clock seconds between
+ * schedule checks besides quotes and order events), `placementTimeoutSeconds` (600: an order neither in the journal
+ * nor told failed by then is given up; its amount stays committed, so a late order cannot exceed the budget).
+ *
+ * Restart: the whole schedule (slot, due time, every order with its fills, skipped slots, failed placements) is journal
+ * state. On start, orders asked for but never seen are asked for again with the same key and content, hence the same
+ * intent id (the executor places an intent once, and answers one that failed meanwhile with its failure); nothing
+ * else is emitted twice.
  *
  * @example
  * strategies:
@@ -100,6 +108,13 @@ export default defineStrategy({
   },
   onTimer: (_event, context) => settleAndAdvance(context, 'timer'),
   onOrderUpdate: (event, context) => advance(context, applyOrderUpdate(readDcaState(context.state), event, context.now(), context.logger)),
+  onIntentResult: (event, context) => {
+    const { config, now, logger, state } = context
+    const schedule = readDcaState(state)
+    const next = applyIntentResult(schedule, event, { config, now: now(), logger })
+    // Accepted and other results change nothing: the schedule is not even written.
+    return next === schedule ? [] : advance(context, next)
+  },
   onFill: (event, context) => {
     const schedule = applyFill(readDcaState(context.state), event, context.logger)
     writeDcaState(context.state, schedule)
@@ -114,6 +129,7 @@ export default defineStrategy({
         spent: String(summary.spent),
         received: String(summary.received),
         ordersPlaced: summary.ordersPlaced,
+        placementsFailed: summary.placementsFailed,
         slotsSkipped: summary.slotsSkipped,
         finished: summary.finished,
       },

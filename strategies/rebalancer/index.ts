@@ -3,10 +3,13 @@ import { type BalancesEvent, type DeepReadonly, defineStrategy, isFinalStatus, t
 import { planRebalance } from './plan-rebalance.js'
 import { type RebalancerConfig, rebalancerConfigSchema } from './rebalancer-config.js'
 import {
+  type FailedTransfer,
   type FinishedTransfer,
+  failedTransferSchema,
   finishedTransferSchema,
   nextGeneration,
   readTransfer,
+  retryDelayMs,
   stateKeys,
   type TransferIntent,
   transferIntentId,
@@ -21,16 +24,22 @@ type Context = StrategyContext<RebalancerConfig>
  * Config: `chains` (at least 2 of `{ chainId, token, weight }`; the token's address on each chain, relative integer
  * weights; the same token in the same raw units everywhere), `bandBps` (default 200: nothing is done while every
  * chain's share is within ±2 percentage points of its target), `minTradeAmount` (raw units; a smaller gap is left
- * alone), `maxSlippageBps` (default 50), `maxPriceImpactPercent` (default 1; the bridge fee counts), and
- * `placementTimeoutMs` (default 600000 clock ms: a planned transfer whose order never appears, because the executor
- * refused it, is forgotten after that).
+ * alone), `maxSlippageBps` (default 50), `maxPriceImpactPercent` (default 1; the bridge fee counts), `retryMs` (default
+ * 60000 clock ms: the first wait after a transfer that failed without an order) and `placementTimeoutMs` (default 600000
+ * clock ms: a planned transfer whose order never appears, and whose intent no result said failed, is forgotten after
+ * that).
  *
  * Behaviour: on every balances event (after start and after each reconciliation pass), unless a transfer is in flight,
  * plans with planRebalance and asks for one `crosschain` SELL from the chain furthest above its target to the one
  * furthest below, under the key `transfer-<n>` (a new generation each time). At most one transfer is in flight: tokens
  * on the bridge are in neither chain's balance, so nothing is planned until its order is final. COMPLETED ends it; so
  * does REFUNDED (the bridge returned the tokens at the source), FAILED, EXPIRED or CANCELLED; the next balances event
- * then plans anew with the next generation, so a refunded transfer is retried as a new intent.
+ * then plans anew with the next generation, so a refunded transfer is retried as a new intent. A transfer whose intent
+ * the executor ends `failed` or `refused` without an order (a 5xx after the retries, an unreadable answer, an RPC
+ * fault, a risk limit) is forgotten at once, and the first balances `retryMs` later plan anew, as a new intent; the
+ * wait doubles with each such failure in a row, up to `placementTimeoutMs`, so a lasting fault or limit costs few
+ * intents. A failed intent that names an order keeps the transfer in flight until that order is final (the executor
+ * looks it up at each pass).
  *
  * Restart: the transfer in flight, the generation and the last outcome live in the journal state. A transfer whose
  * order had not yet been seen is asked for again at start with the same key and content, hence the same intent id:
@@ -59,6 +68,8 @@ export default defineStrategy({
       logger.warn({ orderId: order.id, status: order.status }, 'update for an order that is not the transfer in flight; ignored')
       return
     }
+    // A transfer got an order: the failures in a row are over.
+    state.delete(stateKeys.lastFailure)
     if (!isFinalStatus(order.mode, order.status)) {
       state.set(stateKeys.transfer, { ...transfer, orderId: order.id, status: order.status })
       return
@@ -77,6 +88,30 @@ export default defineStrategy({
     const log = order.status === 'COMPLETED' ? logger.info.bind(logger) : logger.warn.bind(logger)
     log({ ...finished, reason }, 'transfer finished; the next balances plan anew')
   },
+  onIntentResult: (event, { config, state, logger, now }) => {
+    const transfer = readTransfer(state)
+    if (!transfer || event.intentId !== transfer.intentId) return
+    if (event.orderId !== null) {
+      // Its order is journaled (or in doubt, looked up at each pass): its updates end the transfer, so the placement
+      // timeout must not forget it meanwhile.
+      if (transfer.orderId === null) state.set(stateKeys.transfer, { ...transfer, orderId: event.orderId })
+      state.delete(stateKeys.lastFailure)
+      return
+    }
+    if (event.status !== 'failed' && event.status !== 'refused') return
+    const before = state.get(stateKeys.lastFailure, failedTransferSchema)
+    const failure: FailedTransfer = {
+      key: transfer.key,
+      intentId: transfer.intentId,
+      status: event.status,
+      reason: event.reason ?? 'no reason given',
+      failedAt: now(),
+      inARow: (before?.inARow ?? 0) + 1,
+    }
+    state.set(stateKeys.lastFailure, failure)
+    state.delete(stateKeys.transfer)
+    logger.warn({ ...failure, retryInMs: retryDelayMs(config, failure.inARow) }, 'transfer failed without an order; planning anew later')
+  },
   onRefund: ({ order, refund }, { state, logger }) => {
     state.set(stateKeys.refunds, (state.get(stateKeys.refunds, z.number().int()) ?? 0) + 1)
     logger.warn({ orderId: order.id, chainId: refund.chainId, amount: refund.amount }, 'the bridge refunded a transfer at its source')
@@ -89,6 +124,11 @@ function evaluate(event: DeepReadonly<BalancesEvent>, { config, state, logger, s
     if (transfer.orderId !== null || event.now - transfer.plannedAt < config.placementTimeoutMs) return
     logger.warn({ key: transfer.key, plannedAt: transfer.plannedAt }, 'no order appeared for the planned transfer; planning anew')
     state.delete(stateKeys.transfer)
+  }
+  const failure = state.get(stateKeys.lastFailure, failedTransferSchema)
+  if (failure && event.now - failure.failedAt < retryDelayMs(config, failure.inARow)) {
+    logger.debug({ key: failure.key, failedAt: failure.failedAt, inARow: failure.inARow }, 'a transfer failed lately; not planning yet')
+    return
   }
   const balances = new Map<number, bigint>()
   for (const { chainId, token } of config.chains) {

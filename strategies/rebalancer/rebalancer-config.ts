@@ -54,10 +54,15 @@ export const rebalancerConfigSchema = z.strictObject({
   maxSlippageBps: slippageBpsSchema.default(50),
   maxPriceImpactPercent: priceImpactPercentSchema.default(1),
   /**
-   * Clock ms to wait for a planned transfer's order to appear (the executor may refuse the intent, which the strategy
-   * never hears of); after that the transfer is forgotten and the next balances plan anew.
+   * Clock ms to wait for a planned transfer's order to appear when no intent result says it failed; after that the
+   * transfer is forgotten and the next balances plan anew.
    */
   placementTimeoutMs: integerFrom(1_000, Number.MAX_SAFE_INTEGER, 'milliseconds (an integer, at least 1000)').default(600_000),
+  /**
+   * Clock ms after a transfer whose intent failed or was refused without an order before the balances plan again (0:
+   * the next balances); doubled with each such failure in a row, up to placementTimeoutMs.
+   */
+  retryMs: integerFrom(0, Number.MAX_SAFE_INTEGER, 'milliseconds (an integer, at least 0)').default(60_000),
 })
 
 export type RebalancerConfig = z.output<typeof rebalancerConfigSchema>

@@ -45,6 +45,29 @@ export const finishedTransferSchema = z.strictObject({
 
 export type FinishedTransfer = z.output<typeof finishedTransferSchema>
 
+export const failedTransferSchema = z.strictObject({
+  key: z.string(),
+  intentId: z.string(),
+  /** failed (an error on the way: a 5xx after the retries, an unreadable answer, an RPC fault) or refused (a risk limit). */
+  status: z.enum(['failed', 'refused']),
+  reason: z.string(),
+  /** Clock ms when the strategy heard of it. */
+  failedAt: z.number(),
+  /** Transfers in a row that failed so: 1 for the first since a transfer got an order. */
+  inARow: z.number().int().min(1),
+})
+
+export type FailedTransfer = z.output<typeof failedTransferSchema>
+
+/**
+ * Clock ms to wait after the `inARow`-th failed transfer in a row before planning again: `retryMs`, doubled with each
+ * failure in a row, never above `placementTimeoutMs` (the longest a transfer that never appears holds the strategy).
+ */
+export function retryDelayMs(config: { retryMs: number; placementTimeoutMs: number }, inARow: number): number {
+  const doubled = config.retryMs * 2 ** Math.min(inARow - 1, 30)
+  return Math.min(doubled, Math.max(config.retryMs, config.placementTimeoutMs))
+}
+
 export const stateKeys = {
   /** The transfer in flight (absent when none). */
   transfer: 'transfer',
@@ -52,6 +75,11 @@ export const stateKeys = {
   generation: 'generation',
   /** The last transfer that reached a final status. */
   lastTransfer: 'lastTransfer',
+  /**
+   * The last transfer whose intent failed or was refused without an order, with the count of such failures in a row
+   * (cleared once a transfer gets an order): nothing is planned for retryDelayMs after it.
+   */
+  lastFailure: 'lastFailure',
   /** Bridge refunds heard of, over the strategy's life. */
   refunds: 'refunds',
 } as const

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load-config.js'
 import type { Intent } from '../../src/domain/intents/intent-schema.js'
 import type { OrderStatus } from '../../src/domain/order-status.js'
+import type { IntentResult } from '../../src/domain/order-views.js'
 import { type Quote, quoteRequestKey } from '../../src/feed/quote.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
 import type { FillView, OrderView } from '../../src/index.js'
@@ -22,7 +23,7 @@ import dca from '../../strategies/dca/index.js'
 import { checkPriceGuard } from '../../strategies/dca/price-guard.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
 import { quoteMarket } from '../helpers/market.js'
-import { sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
+import { request, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 import { balanceOf, poolQuote, swapOnPool } from '../sandbox/delta-engine-fixture.js'
 
@@ -114,6 +115,9 @@ function createHarness(config: Record<string, unknown>, shared?: { journal: Jour
     },
     update: async (intent: Intent, status: OrderStatus) =>
       intentsOf(await strategy.handleOrderUpdate({ order: journalOrder(intent, status), reason: 'venue' })),
+    /** What the executor did with `intent`, as the runtime tells it (no order unless `orderId` is given). */
+    result: async (intent: Intent, status: IntentResult['status'], reason: string | null, orderId: string | null = null) =>
+      intentsOf(await strategy.handleIntentResult({ intentId: intent.id, kind: intent.kind, status, reason, orderId })),
     fill: async (intent: Intent, spentAmount: bigint, receivedAmount: bigint, id = ++fillId) => {
       const order = journalOrder(intent, 'ACTIVE')
       const fill: FillView = {
@@ -241,6 +245,7 @@ describe('dca schedule', () => {
       spent: 1000n,
       received: 33n,
       ordersPlaced: 2,
+      placementsFailed: 0,
       slotsSkipped: 0,
       finished: true,
     })
@@ -388,6 +393,215 @@ describe('dca schedule', () => {
       ),
       { numRuns: 60 },
     )
+  })
+})
+
+const serverError = 'ApiServerError (retryable): GET /v2/delta/prices failed on the service side (500)'
+
+describe('dca: a placement that fails without an order', () => {
+  it('places the slot again retrySeconds later under a new key, and commits the budget once', async () => {
+    const h = createHarness({ ...baseConfig, retrySeconds: 30 })
+    const first = only(await h.start())
+    expect(first.totalSrcAmount).toBe(500n)
+    expect(await h.result(first, 'failed', serverError)).toEqual([])
+    expect(h.schedule()).toMatchObject({ nextSlot: 0, skipped: [] })
+    expect(h.schedule().orders[0]).toMatchObject({ phase: 'failed', key: 'twap-0', reason: `failed: ${serverError}` })
+    expect(committedAmount(h.schedule().orders)).toBe(0n)
+
+    h.clock.advance(29_000)
+    expect(await h.timer()).toEqual([])
+    h.clock.advance(1_000)
+    const again = only(await h.timer())
+    expect(again.id).not.toBe(first.id)
+    expect(again).toMatchObject({ totalSrcAmount: 500n, numSlices: 2, intervalSeconds: 60 })
+    expect(h.schedule().orders[1]).toMatchObject({ slot: 0, attempt: 1, key: 'twap-0-r1', phase: 'placed' })
+    expect(committedAmount(h.schedule().orders)).toBe(500n)
+
+    // The retry runs its course: the second slot gets the other half, not what a lost order would have left.
+    await h.update(again, 'ACTIVE')
+    await h.fill(again, 250n, 7n)
+    await h.fill(again, 250n, 8n)
+    h.clock.advance(120_000)
+    const second = only(await h.update(again, 'COMPLETED'))
+    expect(second.totalSrcAmount).toBe(500n)
+    await h.fill(second, 500n, 15n)
+    expect(await h.update(second, 'COMPLETED')).toEqual([])
+    expect(summarizeSchedule(h.schedule(), 1000n)).toEqual({
+      committed: 1000n,
+      remaining: 0n,
+      spent: 1000n,
+      received: 30n,
+      ordersPlaced: 2,
+      placementsFailed: 1,
+      slotsSkipped: 0,
+      finished: true,
+    })
+  })
+
+  it('skips the slot after retriesPerSlot failed retries, and spreads its share over the later slots', async () => {
+    const h = createHarness({ ...baseConfig, retrySeconds: 30, retriesPerSlot: 1 })
+    const startedAt = h.clock.now()
+    const first = only(await h.start())
+    await h.result(first, 'failed', serverError)
+    h.clock.advance(30_000)
+    const again = only(await h.timer())
+    expect(await h.result(again, 'failed', 'ChainUnavailableError (retryable): chain 1 does not answer')).toEqual([])
+    expect(h.schedule().skipped).toEqual([
+      {
+        slot: 0,
+        at: h.clock.now(),
+        reason: 'placement failed 2 times, the last failed: ChainUnavailableError (retryable): chain 1 does not answer',
+      },
+    ])
+    expect(h.schedule().nextSlot).toBe(1)
+    h.clock.advance(30_000)
+    expect(await h.timer()).toEqual([])
+    // The next slot keeps its pace from the last attempt, and takes the whole budget.
+    h.clock.advance(89_000)
+    expect(h.clock.now()).toBe(startedAt + 30_000 + 119_000)
+    expect(await h.timer()).toEqual([])
+    h.clock.advance(1_000)
+    expect(only(await h.timer()).totalSrcAmount).toBe(1000n)
+    expect(summarizeSchedule(h.schedule(), 1000n)).toMatchObject({
+      committed: 1000n,
+      ordersPlaced: 1,
+      placementsFailed: 2,
+      slotsSkipped: 1,
+    })
+  })
+
+  it('skips a refused slot at once, keeping the pace and the budget', async () => {
+    const h = createHarness({ ...baseConfig, retrySeconds: 30 })
+    const first = only(await h.start())
+    const refusal = 'a trade of 500 raw units is above the daily budget'
+    expect(await h.result(first, 'refused', refusal)).toEqual([])
+    expect(h.schedule().skipped).toEqual([{ slot: 0, at: h.clock.now(), reason: `refused: ${refusal}` }])
+    expect(h.schedule().orders[0]).toMatchObject({ phase: 'failed', reason: `refused: ${refusal}` })
+    expect(committedAmount(h.schedule().orders)).toBe(0n)
+    h.clock.advance(60_000)
+    expect(await h.timer()).toEqual([])
+    h.clock.advance(60_000)
+    const second = only(await h.timer())
+    expect(second).toMatchObject({ totalSrcAmount: 1000n })
+    expect(h.schedule().orders[1]).toMatchObject({ slot: 1, attempt: 0, key: 'twap-1' })
+  })
+
+  it('leaves a failure that names an order to that order, and ignores accepted results', async () => {
+    const h = createHarness({ ...baseConfig, retrySeconds: 30 })
+    const first = only(await h.start())
+    expect(await h.result(first, 'accepted', null, `${first.id}/0`)).toEqual([])
+    expect(await h.result(first, 'failed', serverError, `${first.id}/0`)).toEqual([])
+    expect(h.schedule().orders[0]?.phase).toBe('placed')
+    h.clock.advance(30_000)
+    expect(await h.timer()).toEqual([])
+    expect(committedAmount(h.schedule().orders)).toBe(500n)
+    // Its order ends without a fill: the slot is spent, its amount back in the budget.
+    await h.update(first, 'FAILED')
+    h.clock.advance(90_000)
+    expect(only(await h.timer()).totalSrcAmount).toBe(1000n)
+  })
+
+  it('gives back the amount of an order given up as lost once its intent is told failed', async () => {
+    const h = createHarness({ ...baseConfig, orders: 3, periodSeconds: 360, placementTimeoutSeconds: 120 })
+    const first = only(await h.start())
+    h.clock.advance(120_000)
+    const second = only(await h.timer())
+    expect(second.totalSrcAmount).toBe(333n)
+    expect(h.schedule().orders[0]?.phase).toBe('lost')
+    expect(await h.result(first, 'failed', serverError)).toEqual([])
+    expect(h.schedule().orders[0]?.phase).toBe('failed')
+    // Slot 0's turn has passed: nothing is placed again for it; its 333 are spread over what is left.
+    expect(h.schedule().nextSlot).toBe(2)
+    expect(committedAmount(h.schedule().orders)).toBe(333n)
+  })
+
+  it('after a restart, does not ask again for a failed placement and places its slot again once', async () => {
+    const h = createHarness({ ...baseConfig, retrySeconds: 30 })
+    const first = only(await h.start())
+    // Restarted before the result was heard: the replay is the same intent, which the executor answers failed.
+    const restarted = createHarness({ ...baseConfig, retrySeconds: 30 }, h)
+    expect(only(await restarted.start()).id).toBe(first.id)
+    await restarted.result(first, 'failed', serverError)
+    await restarted.result(first, 'failed', serverError)
+    const again = createHarness({ ...baseConfig, retrySeconds: 30 }, h)
+    expect(await again.start()).toEqual([])
+    h.clock.advance(30_000)
+    const retry = only(await again.timer())
+    expect(retry.id).not.toBe(first.id)
+    expect(await again.timer()).toEqual([])
+    expect(again.schedule().orders.map((record) => [record.key, record.phase])).toEqual([
+      ['twap-0', 'failed'],
+      ['twap-0-r1', 'placed'],
+    ])
+  })
+
+  it('never commits more than the budget, and a placement that failed or was refused commits nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.bigInt({ min: 6n, max: 10n ** 12n }),
+        fc.array(
+          fc.record({
+            result: fc.constantFrom('placed', 'failed', 'refused'),
+            fillPercent: fc.integer({ min: 0, max: 100 }),
+            status: fc.constantFrom('COMPLETED', 'EXPIRED'),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        async (budget, steps) => {
+          const h = createHarness({
+            ...baseConfig,
+            budget: budget.toString(),
+            orders: 3,
+            periodSeconds: 360,
+            retrySeconds: 30,
+            retriesPerSlot: 1,
+          })
+          let pending = await h.start()
+          let spent = 0n
+          for (const step of steps) {
+            if (pending.length === 0) break
+            const placed = only(pending)
+            const others = committedAmount(h.schedule().orders.filter((record) => record.intentId !== placed.id))
+            pending = []
+            if (step.result === 'placed') {
+              const status = step.status as OrderStatus
+              const orderSpent = status === 'COMPLETED' ? placed.totalSrcAmount : (placed.totalSrcAmount * BigInt(step.fillPercent)) / 100n
+              pending.push(...(await h.update(placed, status)))
+              if (orderSpent > 0n) await h.fill(placed, orderSpent, 1n)
+              spent += orderSpent
+            } else {
+              expect(await h.result(placed, step.result as 'failed' | 'refused', 'injected')).toEqual([])
+              // What it held is back: the budget left is what it was before the placement.
+              expect(committedAmount(h.schedule().orders)).toBe(others)
+            }
+            expect(committedAmount(h.schedule().orders)).toBeLessThanOrEqual(budget)
+            h.clock.advance(120_000)
+            pending.push(...(await h.timer()))
+          }
+          expect(spent).toBeLessThanOrEqual(budget)
+          const { orders } = h.schedule()
+          expect(committedAmount(orders.filter((record) => record.phase === 'failed'))).toBe(0n)
+          expect(new Set(orders.map((record) => record.intentId)).size).toBe(orders.length)
+        },
+      ),
+      { numRuns: 25 },
+    )
+  })
+
+  it('reads a schedule stored before placements could fail, and places its failed slot again', async () => {
+    const h = createHarness({ ...baseConfig, retrySeconds: 30 })
+    const first = only(await h.start())
+    // The stored form of before: no attempt, failedAt nor reason in an order record.
+    const stored = h.journal.getStrategyState('dca', 'schedule') as { orders: Record<string, unknown>[] }
+    const orders = stored.orders.map(({ attempt: _attempt, failedAt: _failedAt, reason: _reason, ...record }) => record)
+    h.journal.setStrategyState('dca', 'schedule', { ...stored, orders })
+    expect(Object.keys(orders[0] ?? {})).not.toContain('attempt')
+    const restarted = createHarness({ ...baseConfig, retrySeconds: 30 }, h)
+    expect(only(await restarted.start()).id).toBe(first.id)
+    await restarted.result(first, 'failed', serverError)
+    h.clock.advance(30_000)
+    expect(only(await restarted.timer()).totalSrcAmount).toBe(500n)
+    expect(restarted.schedule().orders.map((record) => record.key)).toEqual(['twap-0', 'twap-0-r1'])
   })
 })
 
@@ -550,6 +764,70 @@ describe('dca on the sandbox', () => {
     expect(await tokenBalances(s, account)).toEqual(before)
     run.journal.close()
   }, 30_000)
+
+  it('places a slot again after its pricing failed (a 5xx after the retries), spending the budget once', async () => {
+    const s = sandbox()
+    const account = sandboxWallet(s, 1, 6).account.address
+    const budget = 100_000_000n
+    // No guard: only the executor asks for Delta prices. Retries every 60 sandbox seconds, never skipped here.
+    const config = {
+      ...baseConfig,
+      budget: budget.toString(),
+      checkIntervalSeconds: 15,
+      placementTimeoutSeconds: 3_600,
+      retriesPerSlot: 50,
+    }
+    const before = await tokenBalances(s, account)
+    const fault = await request(s.url, 'POST', '/_sandbox/faults', { route: 'GET /v2/delta/prices', status: 500 })
+    expect(fault.status).toBe(200)
+    const run = await startDcaBot(s, { accountIndex: 6, journalFile: directory.path('dca-failed.sqlite'), configs: { dca: config } })
+    try {
+      await waitFor(() => run.journal.intentsOf('dca').find((intent) => intent.status === 'failed'), 15_000, 'failed intent')
+      expect((await request(s.url, 'DELETE', '/_sandbox/faults')).status).toBe(200)
+      const finished = await waitFor(
+        () => {
+          const schedule = scheduleIn(run.journal, 'dca')
+          return schedule?.finishedAt != null ? schedule : undefined
+        },
+        20_000,
+        'finished schedule',
+      )
+      await run.bot.stop()
+
+      const intents = run.journal.intentsOf('dca')
+      const failed = intents.filter((intent) => intent.status === 'failed')
+      expect(failed.length).toBeGreaterThanOrEqual(1)
+      expect(intents).toHaveLength(failed.length + 2)
+      const orders = run.journal.listOrders({ strategy: 'dca' })
+      // One order per slot, each half the budget: the failed placements held none of it.
+      expect(orders.map((order) => [order.status, order.srcAmount])).toEqual([
+        ['COMPLETED', budget / 2n],
+        ['COMPLETED', budget / 2n],
+      ])
+      expect(orders.map((order) => order.intentId)).not.toContain(failed[0]?.id)
+      expect(finished.orders.filter((record) => record.phase === 'failed').map((record) => record.intentId)).toEqual(
+        failed.map((intent) => intent.id),
+      )
+      expect(finished.orders.filter((record) => record.phase !== 'failed').map((record) => record.slot)).toEqual([0, 1])
+      const fills = orders.flatMap((order) => run.journal.fillsOf(order.id))
+      const received = fills.reduce((sum, fill) => sum + fill.receivedAmount, 0n)
+      expect(fills.reduce((sum, fill) => sum + fill.spentAmount, 0n)).toBe(budget)
+      const after = await tokenBalances(s, account)
+      expect(before.usdc - after.usdc).toBe(budget)
+      expect(after.weth - before.weth).toBe(received)
+      expect(summarizeSchedule(finished, budget)).toMatchObject({
+        committed: budget,
+        spent: budget,
+        ordersPlaced: 2,
+        placementsFailed: failed.length,
+        slotsSkipped: 0,
+      })
+    } finally {
+      await request(s.url, 'DELETE', '/_sandbox/faults')
+      if (run.bot.stats().running) await run.bot.stop()
+      run.journal.close()
+    }
+  }, 45_000)
 
   it('spends in a later TWAP what an expired one left unfilled', async () => {
     const s = sandbox()

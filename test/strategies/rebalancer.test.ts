@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { type Address, erc20Abi } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load-config.js'
+import type { IntentResult } from '../../src/domain/order-views.js'
 import { decimalsFromTokenList } from '../../src/feed/token-decimals.js'
 import type { OrderView } from '../../src/index.js'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
@@ -14,6 +15,7 @@ import { createSafeStrategy, type StrategyRun } from '../../src/strategy/safe-st
 import { ManualClock } from '../../src/time/clock.js'
 import rebalancer from '../../strategies/rebalancer/index.js'
 import { planRebalance } from '../../strategies/rebalancer/plan-rebalance.js'
+import { retryDelayMs } from '../../strategies/rebalancer/transfer-state.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
 import { request, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
@@ -167,12 +169,21 @@ describe('rebalancer handlers', () => {
     ],
   })
 
-  function createHarness(file: string) {
+  function createHarness(file: string, overrides: Record<string, unknown> = {}) {
     const clock = new ManualClock(1_700_000_000_000)
     const journal = openJournal({ file: directory.path(file), clock })
-    const strategy = createSafeStrategy(rebalancer, { config, clock, journal, logger })
+    const strategy = createSafeStrategy(rebalancer, { config: { ...config, ...overrides }, clock, journal, logger })
     return { clock, journal, strategy }
   }
+
+  /** What the executor did with the transfer's intent, as the runtime tells it. */
+  const resultOf = (intentId: string, status: IntentResult['status'], reason: string | null, orderId: string | null = null) => ({
+    intentId,
+    kind: 'crosschain' as const,
+    status,
+    reason,
+    orderId,
+  })
 
   function orderOf(intentId: string, status: OrderView['status']): OrderView {
     return {
@@ -269,6 +280,84 @@ describe('rebalancer handlers', () => {
     journal.close()
   })
 
+  it('forgets a transfer whose intent failed without an order and plans anew retryMs later, well before the timeout', async () => {
+    const { clock, journal, strategy } = createHarness('failed.sqlite', { retryMs: 5_000 })
+    const [first] = intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))
+    if (!first) throw new Error('no intent')
+    const reason = 'ApiServerError (retryable): GET /v2/delta/prices failed on the service side (500)'
+    expect(intentsOf(await strategy.handleIntentResult(resultOf(first.id, 'failed', reason)))).toEqual([])
+    expect(journal.getStrategyState('rebalancer', 'transfer')).toBeUndefined()
+    expect(journal.getStrategyState('rebalancer', 'lastFailure')).toEqual({
+      key: 'transfer-1',
+      intentId: first.id,
+      status: 'failed',
+      reason,
+      failedAt: clock.now(),
+      inARow: 1,
+    })
+    // Not at once: a lasting fault costs one intent per retryMs.
+    expect(intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))).toEqual([])
+    clock.advance(4_999)
+    expect(intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))).toEqual([])
+    clock.advance(1)
+    const [second] = intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))
+    expect(second).toMatchObject({ kind: 'crosschain', chainId: 1, destChainId: 8453, amount: usdc(450_000n) })
+    expect(second?.id).not.toBe(first.id)
+    expect(journal.getStrategyState('rebalancer', 'transfer')).toMatchObject({ key: 'transfer-2', intentId: second?.id })
+
+    // A second failure in a row waits twice as long, the third four times (at most placementTimeoutMs).
+    intentsOf(await strategy.handleIntentResult(resultOf(second?.id ?? '', 'failed', reason)))
+    clock.advance(9_999)
+    expect(intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))).toEqual([])
+    clock.advance(1)
+    const [third] = intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))
+    expect(third).toMatchObject({ kind: 'crosschain', amount: usdc(450_000n) })
+    expect(journal.getStrategyState('rebalancer', 'lastFailure')).toMatchObject({ key: 'transfer-2', inARow: 2 })
+    // Its order appears: the row is broken, and the next failure waits retryMs again.
+    intentsOf(await strategy.handleOrderUpdate({ order: orderOf(third?.id ?? '', 'PENDING'), reason: null }))
+    expect(journal.getStrategyState('rebalancer', 'lastFailure')).toBeUndefined()
+    journal.close()
+  })
+
+  it('doubles the wait with each failure in a row, up to placementTimeoutMs', () => {
+    const settings = { retryMs: 60_000, placementTimeoutMs: 600_000 }
+    expect([1, 2, 3, 4, 5, 6, 100].map((inARow) => retryDelayMs(settings, inARow))).toEqual([
+      60_000, 120_000, 240_000, 480_000, 600_000, 600_000, 600_000,
+    ])
+    expect(retryDelayMs({ retryMs: 0, placementTimeoutMs: 600_000 }, 7)).toBe(0)
+    expect(retryDelayMs({ retryMs: 900_000, placementTimeoutMs: 600_000 }, 3)).toBe(900_000)
+  })
+
+  it('plans anew at the next balances after a refusal when retryMs is 0, and ignores results of other intents', async () => {
+    const { clock, journal, strategy } = createHarness('refused.sqlite', { retryMs: 0 })
+    const [first] = intentsOf(await strategy.handleBalances(balancesOf(usdc(100_000n), usdc(1_000_000n), clock.now())))
+    if (!first) throw new Error('no intent')
+    intentsOf(await strategy.handleIntentResult(resultOf('someone-else', 'refused', 'kill switch')))
+    intentsOf(await strategy.handleIntentResult(resultOf(first.id, 'accepted', null)))
+    expect(journal.getStrategyState('rebalancer', 'transfer')).toMatchObject({ intentId: first.id, orderId: null })
+    intentsOf(await strategy.handleIntentResult(resultOf(first.id, 'refused', 'dailyBudget: above the daily budget')))
+    const [second] = intentsOf(await strategy.handleBalances(balancesOf(usdc(100_000n), usdc(1_000_000n), clock.now())))
+    expect(second).toMatchObject({ chainId: 8453, destChainId: 1, amount: usdc(450_000n) })
+    expect(second?.id).not.toBe(first.id)
+    journal.close()
+  })
+
+  it('keeps a transfer whose failed intent names an order in flight past the timeout, until that order is final', async () => {
+    const { clock, journal, strategy } = createHarness('failed-with-order.sqlite', { retryMs: 0 })
+    const [first] = intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))
+    if (!first) throw new Error('no intent')
+    const orderId = `${first.id}/0`
+    intentsOf(await strategy.handleIntentResult(resultOf(first.id, 'failed', 'the answer to the submission was lost', orderId)))
+    expect(journal.getStrategyState('rebalancer', 'transfer')).toMatchObject({ intentId: first.id, orderId })
+    clock.advance(3_600_000)
+    expect(intentsOf(await strategy.handleBalances(balancesOf(usdc(550_000n), usdc(100_000n), clock.now())))).toEqual([])
+    // Not found at the venue: closed unsent, and only then is the transfer over.
+    intentsOf(await strategy.handleOrderUpdate({ order: orderOf(first.id, 'EXPIRED'), reason: 'never reached the venue' }))
+    const [second] = intentsOf(await strategy.handleBalances(balancesOf(usdc(1_000_000n), usdc(100_000n), clock.now())))
+    expect(second?.id).not.toBe(first.id)
+    journal.close()
+  })
+
   it('refuses a config with one chain, a repeated chain, or a weight that is not a positive integer', () => {
     const refuse = (chains: unknown) => rebalancer.configSchema.safeParse({ ...config, chains })
     const [mainnet, base] = config.chains
@@ -309,7 +398,7 @@ describe('rebalancer on the sandbox', () => {
   })
   const bandBps = 200
 
-  async function createTestBot(accountIndex: number, journalFile: string) {
+  async function createTestBot(accountIndex: number, journalFile: string, overrides: Record<string, unknown> = {}) {
     const s = sandbox()
     const context = await sandboxExecutorContext(s, {
       accountIndex,
@@ -319,7 +408,7 @@ describe('rebalancer on the sandbox', () => {
       settings: { deltaValiditySeconds: 6 * 3600 },
     })
     const strategy = createSafeStrategy(rebalancer, {
-      config: strategyConfig(bandBps),
+      config: { ...strategyConfig(bandBps), ...overrides },
       clock: s.venue.clock,
       journal: context.journal,
       logger,
@@ -429,6 +518,54 @@ describe('rebalancer on the sandbox', () => {
     expect(second.bot.stats().strategies.rebalancer?.failures).toBe(0)
     expect(second.bot.stats().delivered.balances).toBeGreaterThan(3)
     journal.close()
+  }, 40_000)
+
+  it('plans anew retryMs after a transfer whose pricing failed, without waiting for the placement timeout', async () => {
+    await setBridge('never')
+    const account = 7
+    await sendAway(account, 8453, usdcBase, usdc(700_000n))
+    const before = await balancesOf(account)
+    const expected = before.mainnet - (before.mainnet + before.base) / 2n
+    // An hour of venue time (a real minute) would be the wait without the intent result; a venue minute is a real second.
+    const overrides = { placementTimeoutMs: 3_600_000, retryMs: 60_000 }
+    const fault = await request(sandbox().url, 'POST', '/_sandbox/faults', { route: 'GET /v2/delta/prices', status: 500 })
+    expect(fault.status).toBe(200)
+    const { bot, context } = await createTestBot(account, directory.path('sandbox-failed.sqlite'), overrides)
+    const { journal } = context
+    try {
+      await bot.start()
+      await waitFor(() => journal.intentsOf('rebalancer').find((intent) => intent.status === 'failed'), 15_000, 'failed intent')
+      expect((await request(sandbox().url, 'DELETE', '/_sandbox/faults')).status).toBe(200)
+      const after = await waitFor(
+        async () => {
+          if (finalOrders(journal).length === 0 || journal.getStrategyState('rebalancer', 'transfer') !== undefined) return undefined
+          const balances = await balancesOf(account)
+          return withinBand(balances) ? balances : undefined
+        },
+        15_000,
+        'completed transfer with the shares in the band',
+      )
+      await bot.stop()
+
+      const intents = journal.intentsOf('rebalancer')
+      const failed = intents.filter((intent) => intent.status === 'failed')
+      expect(failed.length).toBeGreaterThanOrEqual(1)
+      expect(intents).toHaveLength(failed.length + 1)
+      const orders = journal.listOrders({ strategy: 'rebalancer' })
+      expect(orders.map((order) => [order.status, order.srcAmount])).toEqual([['COMPLETED', expected]])
+      const [done] = orders
+      if (!done) throw new Error('no order')
+      expect(failed.map((intent) => intent.id)).not.toContain(done.intentId)
+      const received = journal.fillsOf(done.id).reduce((sum, fill) => sum + fill.receivedAmount, 0n)
+      expect(after).toEqual({ mainnet: before.mainnet - expected, base: before.base + received })
+      // The transfer that got an order ended the failures in a row.
+      expect(journal.getStrategyState('rebalancer', 'lastFailure')).toBeUndefined()
+      expect(journal.getStrategyState('rebalancer', 'generation')).toBe(intents.length)
+    } finally {
+      await request(sandbox().url, 'DELETE', '/_sandbox/faults')
+      if (bot.stats().running) await bot.stop()
+      journal.close()
+    }
   }, 40_000)
 
   it('re-plans after the bridge refunds a transfer and still reaches the band', async () => {
