@@ -110,7 +110,7 @@ export async function applyApprovalPlan<M extends TradingMode>(
         signedPermit = await signStep(parameters, step)
     }
   }
-  await checkEffective(parameters)
+  await checkEffective(parameters, transactions.at(-1)?.receipt.blockNumber)
   const permit = signedPermit && plan.mode !== 'rfq' ? encodeDeltaPermit(signedPermit) : plan.mode === 'delta' ? '0x' : undefined
   return { transactions, permit, signedPermit }
 }
@@ -212,11 +212,15 @@ function checkParties({ plan, client, queue, account }: ApplyApprovalPlanParamet
   }
 }
 
-/** On-chain approvals must show on-chain: some tokens answer `false` instead of reverting. */
-async function checkEffective({ plan, client }: ApplyApprovalPlanParameters<TradingMode>): Promise<void> {
+/**
+ * On-chain approvals must show on-chain: some tokens answer `false` instead of reverting. Read at the block of the last
+ * approval: later blocks may hold fills of the owner's open orders, which spend the allowance this plan set (without
+ * an approval sent, at the latest block).
+ */
+async function checkEffective({ plan, client }: ApplyApprovalPlanParameters<TradingMode>, blockNumber: bigint | undefined): Promise<void> {
   const token = plan.token.address
   const allowanceTo = (spender: Address) =>
-    readContract(client, { address: token, abi: erc20Abi, functionName: 'allowance', args: [plan.owner, spender] })
+    readContract(client, { address: token, abi: erc20Abi, functionName: 'allowance', args: [plan.owner, spender], blockNumber })
   for (const step of plan.steps) {
     let granted: bigint | undefined
     let spender: Address = plan.spender.address
@@ -232,6 +236,7 @@ async function checkEffective({ plan, client }: ApplyApprovalPlanParameters<Trad
           abi: permit2Abi,
           functionName: 'allowance',
           args: [plan.owner, token, step.spender],
+          blockNumber,
         })
       )[0]
     }

@@ -75,6 +75,13 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
   const select = db.prepare('SELECT * FROM intents WHERE id = ?')
   const updateStatus = db.prepare('UPDATE intents SET status = ?, refusal_limit = ?, refusal_reason = ?, updated_at = ? WHERE id = ?')
   const selectByStrategy = db.prepare('SELECT * FROM intents WHERE strategy = ? ORDER BY created_at, id')
+  const selectSettledAccepted = db
+    .prepare(
+      `SELECT id FROM intents WHERE status = 'accepted'
+         AND EXISTS (SELECT 1 FROM orders WHERE orders.intent_id = intents.id)
+         AND NOT EXISTS (SELECT 1 FROM orders WHERE orders.intent_id = intents.id AND orders.open = 1)`,
+    )
+    .pluck()
 
   function getIntent(id: string): JournalIntent | undefined {
     const row = select.get(id)
@@ -152,5 +159,10 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
     return requireIntent(id)
   }
 
-  return { getIntent, recordIntent, refuseIntent, failIntent, completeIntent, intentsOf }
+  /** Accepted intents whose orders all reached a final status: a crash came between the last one and completeIntent. */
+  function settledAcceptedIntents(): string[] {
+    return selectSettledAccepted.all() as string[]
+  }
+
+  return { getIntent, recordIntent, refuseIntent, failIntent, completeIntent, intentsOf, settledAcceptedIntents }
 }

@@ -103,6 +103,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     completeIntent: db.transaction(intents.completeIntent),
     getIntent: intents.getIntent,
     intentsOf: intents.intentsOf,
+    settledAcceptedIntents: intents.settledAcceptedIntents,
     recordModeChoice: db.transaction(modeChoices.recordModeChoice),
     getModeChoice: modeChoices.getModeChoice,
     riskUsage: createRiskUsageQuery(db, spendTotals),

@@ -263,6 +263,8 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
         outcomes.push({ orderId: order.id, mode: order.mode, outcome: 'error', detail: reasonOf(error) })
       }
     }
+    // A crash between an order's final status and its intent's completion (in a reconciliation) left the intent open.
+    if (which === 'all') for (const intentId of journal.settledAcceptedIntents()) journal.completeIntent(intentId)
     return outcomes
   }
 

@@ -6,6 +6,7 @@ import { jsonObjectSchema } from '../../api/json.js'
 import type { Journal } from '../../journal/journal.js'
 import { JournalConflictError } from '../../journal/journal-errors.js'
 import type { JournalOrder } from '../../journal/orders.js'
+import { isFinalDeltaStatus } from '../../protocol/delta-status.js'
 import { unixSeconds } from '../../time/clock.js'
 import { isFinalRefusal, isNotFound, reasonOf } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
@@ -62,7 +63,12 @@ export async function resolveInFlightDeltaOrder(context: ExecutorContext, order:
   return submitStoredDeltaOrder(context, order)
 }
 
-/** The venue holds the order: it is submitted under the venue's id, with the venue's status. */
+/**
+ * The venue holds the order: it is submitted under the venue's id, with the venue's status unless that is final. A
+ * final order (settled while the answer to its submission was lost) may carry fills and refunds: the reconciler records
+ * them before its final status. Recorded here, the status would close the order without them, and the reconciler never
+ * reads a closed order again.
+ */
 export function acceptVenueDeltaOrder(journal: Journal, order: JournalOrder, venueOrder: DeltaOrder): JournalOrder {
   if (order.orderHash !== null && venueOrder.orderHash.toLowerCase() !== order.orderHash) {
     throw new JournalConflictError('the venue answered another order hash', {
@@ -72,6 +78,6 @@ export function acceptVenueDeltaOrder(journal: Journal, order: JournalOrder, ven
     })
   }
   journal.markSubmitted(order.id, { venueId: venueOrder.id })
-  journal.recordStatus({ orderId: order.id, status: venueOrder.status, reason: 'venue' })
+  if (!isFinalDeltaStatus(venueOrder.status)) journal.recordStatus({ orderId: order.id, status: venueOrder.status, reason: 'venue' })
   return journal.getOrder({ id: order.id }) as JournalOrder
 }
