@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ApiTransportEvent, createApiClient } from '../../src/api/client.js'
@@ -7,6 +7,7 @@ import { ApiMalformedAnswerError, ApiResponseError } from '../../src/api/errors.
 import { getChains } from '../../src/api/market/get-chains.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { placeOpenLimitOrder } from '../helpers/executor.js'
+import { readBody } from '../helpers/fault-proxy.js'
 import { useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
@@ -27,7 +28,7 @@ async function startAnswerProxy(target: string) {
     void (async () => {
       const route = `${request.method} ${new URL(request.url ?? '/', target).pathname}`
       seen.set(route, (seen.get(route) ?? 0) + 1)
-      const body = await readBody(request)
+      const body = (await readBody(request)).toString()
       const forwarded = await fetch(new URL(request.url ?? '/', target), {
         method: request.method ?? 'GET',
         headers: { 'content-type': 'application/json' },
@@ -57,17 +58,6 @@ async function startAnswerProxy(target: string) {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    request.on('data', (chunk: Buffer) => {
-      text += chunk.toString()
-    })
-    request.on('end', () => resolve(text))
-    request.on('error', reject)
-  })
 }
 
 describe('a 2xx answer cut off or garbled on its way', () => {

@@ -298,7 +298,8 @@ function checkPlan(plan: FaultPlan): FaultPlan {
   return { meanGap: plan.meanGap, kinds: plan.kinds ? [...plan.kinds] : undefined }
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+/** The whole body of a request the proxy received. */
+export function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfigDocument } from '../../src/config/load-config.js'
 import { createLogger } from '../../src/log/logger.js'
 import { type BotSession, openBot } from '../../src/runtime/open-bot.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { readBody } from '../helpers/fault-proxy.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
 
@@ -24,7 +25,7 @@ async function startRpcProxy(target: string) {
   const sockets = new Set<Socket>()
   const server: Server = createServer((request, response) => {
     void (async () => {
-      const body = await readBody(request)
+      const body = (await readBody(request)).toString()
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
       const text = await answer.text()
       response.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
@@ -51,17 +52,6 @@ async function startRpcProxy(target: string) {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    request.on('data', (chunk: Buffer) => {
-      text += chunk.toString()
-    })
-    request.on('end', () => resolve(text))
-    request.on('error', reject)
-  })
 }
 
 type HealthAnswer = { status: number; body: Record<string, unknown>; text: string }
