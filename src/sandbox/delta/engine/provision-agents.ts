@@ -24,6 +24,7 @@ const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
 const depositAbi = parseAbi(['function deposit() payable'])
 /** `allowance` mapping slot of the sandbox tokens (SandboxErc20Core storage layout). */
 const allowanceSlot = 6n
+const allowanceWriteAttempts = 5
 
 /**
  * Makes the agents able to settle on a chain with Delta: impersonated, funded with ether, a deep inventory of every
@@ -59,12 +60,17 @@ export async function provisionAgents(chain: ChainVenue, agents: readonly Addres
       await sendFixtureCall(clients, { from: agent, to: weth.address, abi: depositAbi, functionName: 'deposit', value: inventoryOf(weth) })
       for (const token of fixture.tokens) {
         for (const spender of spenders) {
-          if (token.kind === 'permitOnly') await writeAllowance(chain, token.address, agent, spender)
-          else await sendFixtureCall(clients, approveCall(agent, token.address, spender))
+          if (token.kind !== 'permitOnly') await sendFixtureCall(clients, approveCall(agent, token.address, spender))
         }
       }
     }),
   )
+  // Written once no transaction of the set-up is in flight: a block mined while a slot is written can commit the
+  // token's storage as it stood before the write, and the allowance reads back as 0.
+  for (const token of fixture.tokens) {
+    if (token.kind !== 'permitOnly') continue
+    for (const agent of agents) for (const spender of spenders) await writeAllowance(chain, token.address, agent, spender)
+  }
 }
 
 /** Impersonates a sandbox actor (agent, bridge) and gives it ether for gas, native deliveries and wrapping. */
@@ -89,12 +95,20 @@ function approveCall(from: Address, token: Address, spender: Address): FixtureCa
 async function writeAllowance(chain: ChainVenue, token: Address, owner: Address, spender: Address): Promise<void> {
   const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, allowanceSlot]))
   const index = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [spender, inner]))
-  await chain.clients.testClient.setStorageAt({ address: token, index, value: numberToHex(maxUint256, { size: 32 }) as Hex })
-  const allowance = await chain.clients.publicClient.readContract({
-    address: token,
-    abi: erc20Abi,
-    functionName: 'allowance',
-    args: [owner, spender],
-  })
-  if (allowance !== maxUint256) throw new Error(`could not write the ${token} allowance of ${owner} (storage layout changed?)`)
+  // Read back, and written again if a concurrent block lost it; a value that never sticks means the slot is wrong.
+  for (let attempt = 1; ; attempt++) {
+    await chain.clients.testClient.setStorageAt({ address: token, index, value: numberToHex(maxUint256, { size: 32 }) as Hex })
+    const allowance = await chain.clients.publicClient.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [owner, spender],
+    })
+    if (allowance === maxUint256) return
+    if (attempt === allowanceWriteAttempts) {
+      throw new Error(
+        `could not write the ${token} allowance of ${owner} for ${spender}: read back ${allowance} after ${attempt} writes (storage layout changed?)`,
+      )
+    }
+  }
 }
