@@ -1,9 +1,20 @@
 import { createHash } from 'node:crypto'
-import type { BacktestFill, BacktestResult, BacktestStrategy } from './backtest-result.js'
+import { mean, quantileSorted } from 'simple-statistics'
+import type { BacktestFill, BacktestResult, BacktestStrategy, SeriesPoint } from './backtest-result.js'
+import { type DayFill, dailyTableOf } from './daily-table.js'
+import { createFillReader } from './fill-figures.js'
+import { backtestMetricsOf, drawdownSeriesOf, totalReturnOf } from './metrics.js'
+import { roundTripProfitsOf, summarizeRoundTrips } from './round-trips.js'
 import type { BacktestRun } from './run-backtest.js'
 import type { SimulatedFill } from './simulated-venue.js'
 
-export type ResultInputs = { config: string; quotes: string; seed: number }
+export type ResultInputs = {
+  config: string
+  quotes: string
+  seed: number
+  /** Annual risk-free rate for Sharpe and Sortino (backtest.metrics.riskFreeRate); 0 by default. */
+  riskFreeRate?: number | undefined
+}
 
 /**
  * The hash of a run's trades: every fill's time, order, tokens and raw amounts, in order. Two runs on the same quotes,
@@ -19,96 +30,55 @@ export function tradesHashOf(fills: readonly SimulatedFill[]): string {
   return hash.digest('hex')
 }
 
-const percentile = (sorted: readonly number[], p: number): number => {
-  if (sorted.length === 0) return 0
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
-  return sorted[index] as number
-}
+type StrategyFigures = { fills: number; bought: number; sold: number; fees: number; gas: number; pnl: number }
 
 /**
  * The run as people read it: amounts in whole tokens, values in the quote token at the replay's mid price. Fills
  * between the pair's tokens become trades (BUY when base was received); other fills (a crosschain transfer of the
- * quote token) count in their strategy's figures and fees, not as trades.
+ * quote token) count in their strategy's figures, fees, volume and days, not as trades. The strategy is measured
+ * against two benchmarks (buy-and-hold and the starting balances kept) and summed up in the metrics (metrics.ts).
  */
 export function backtestResultOf(run: BacktestRun, inputs: ResultInputs): BacktestResult {
   const { valuation, venue } = run
-  const decimals = (chainId: number, token: string) => run.decimalsOf(`${chainId}:${token.toLowerCase()}`) ?? 18
   const endPrice = valuation.price() ?? 0
-  const whole = (amount: bigint, chainId: number, token: string) => Number(amount) / 10 ** decimals(chainId, token)
-  const valueIn = (amount: bigint, chainId: number, token: string): number => {
-    const key = `${chainId}:${token.toLowerCase()}`
-    if (valuation.isQuote(key)) return whole(amount, chainId, token)
-    if (valuation.isBase(key)) return whole(amount, chainId, token) * endPrice
-    return 0
-  }
-
+  const read = createFillReader(run)
   const trades: BacktestFill[] = []
-  const perStrategy = new Map<string, { fills: number; bought: number; sold: number; fees: number; gas: number; pnl: number }>()
+  const days: DayFill[] = []
+  let volume = 0
+  const perStrategy = new Map<string, StrategyFigures>()
   for (const fill of venue.fills()) {
     const figures = perStrategy.get(fill.strategy) ?? { fills: 0, bought: 0, sold: 0, fees: 0, gas: 0, pnl: 0 }
     perStrategy.set(fill.strategy, figures)
-    const srcKey = `${fill.chainId}:${fill.srcToken.toLowerCase()}`
-    const destKey = `${fill.destChainId}:${fill.destToken.toLowerCase()}`
-    const fee = valueIn(fill.fee, fill.destChainId, fill.destToken)
+    const { spent, received, fee, trade } = read(fill)
     figures.fills += 1
     figures.fees += fee
     figures.gas += fill.gasUsd
-    figures.pnl += valueIn(fill.received, fill.destChainId, fill.destToken) - valueIn(fill.spent, fill.chainId, fill.srcToken) - fill.gasUsd
-    const buy = valuation.isQuote(srcKey) && valuation.isBase(destKey)
-    const sell = valuation.isBase(srcKey) && valuation.isQuote(destKey)
-    if (!buy && !sell) continue
-    const baseAmount = buy ? whole(fill.received, fill.destChainId, fill.destToken) : whole(fill.spent, fill.chainId, fill.srcToken)
-    const quoteAmount = buy ? whole(fill.spent, fill.chainId, fill.srcToken) : whole(fill.received, fill.destChainId, fill.destToken)
-    if (buy) figures.bought += baseAmount
-    else figures.sold += baseAmount
-    if (!(baseAmount > 0 && quoteAmount > 0)) continue
-    const price = quoteAmount / baseAmount
-    // The planned price, in the same orientation: what the order was priced at before it went to the venue.
-    const plannedSrc = whole(fill.planned.src, fill.chainId, fill.srcToken)
-    const plannedDest = whole(fill.planned.dest, fill.destChainId, fill.destToken)
-    const planned = buy ? plannedSrc / plannedDest : plannedDest / plannedSrc
-    const slippageBps = planned > 0 && Number.isFinite(planned) ? ((buy ? price - planned : planned - price) / planned) * 10_000 : 0
-    trades.push({
-      t: fill.at,
-      strategy: fill.strategy,
-      orderId: fill.orderId,
-      side: buy ? 'BUY' : 'SELL',
-      price,
-      baseAmount,
-      quoteAmount,
-      slippageBps,
-      mode: fill.mode,
-      fee,
-      gas: fill.gasUsd,
-    })
+    figures.pnl += received.value - spent.value - fill.gasUsd
+    // volume: the quote-token side of a trade, the value of what any other fill (a transfer) spent
+    volume += trade ? trade.quoteAmount : spent.value
+    const traded = trade !== null && trade.baseAmount > 0 && trade.quoteAmount > 0
+    days.push({ t: fill.at, trade: traded, fee, gas: fill.gasUsd })
+    if (!trade) continue
+    if (trade.side === 'BUY') figures.bought += trade.baseAmount
+    else figures.sold += trade.baseAmount
+    if (traded) trades.push(trade)
   }
 
   const points = valuation.points()
-  const equity = points.map((point): [number, number] => [point.t, point.equity])
-  const hold = points.map((point): [number, number] => [point.t, point.hold])
-  const priceSeries = points.map((point): [number, number] => [point.t, point.price])
+  const series = (pick: (point: (typeof points)[number]) => number) => points.map((point): SeriesPoint => [point.t, pick(point)])
+  const equity = series((point) => point.equity)
+  const priceSeries = series((point) => point.price)
   const start = valuation.holdings(valuation.startBalances(), endPrice)
   const end = valuation.holdings(venue.balances(), endPrice)
   const startPrice = points[0]?.price ?? endPrice
   const startValue = valuation.holdings(valuation.startBalances(), startPrice).value
   const endValue = end.value + valuation.holdings(venue.inTransit(), endPrice).value - venue.gasUsd()
-  const holdEndValue = start.value
-
-  let peak = Number.NEGATIVE_INFINITY
-  let peakAt = 0
-  let maxDrawdown = 0
-  let window: { from: number; to: number } | null = null
-  for (const [t, value] of equity) {
-    if (value > peak) {
-      peak = value
-      peakAt = t
-    }
-    const drawdown = peak > 0 ? (peak - value) / peak : 0
-    if (drawdown > maxDrawdown) {
-      maxDrawdown = drawdown
-      window = { from: peakAt, to: t }
-    }
-  }
+  const benchmark = (benchmarkEnd: number) => ({
+    endValue: benchmarkEnd,
+    return: totalReturnOf(startValue, benchmarkEnd),
+    excess: endValue - benchmarkEnd,
+  })
+  const buyAndHoldEnd = (valuation.buyAndHoldStart()?.units ?? 0) * endPrice
 
   const slippages = trades.map((trade) => trade.slippageBps).sort((a, b) => a - b)
   const baseTraded = trades.reduce((sum, trade) => sum + trade.baseAmount, 0)
@@ -122,14 +92,24 @@ export function backtestResultOf(run: BacktestRun, inputs: ResultInputs): Backte
     }
   }
   const filledOrders = new Set(venue.fills().map((fill) => fill.orderId)).size
+  const allProfits: number[] = []
   const strategies: BacktestStrategy[] = run.strategies.map((strategy) => {
     const figures = perStrategy.get(strategy.name) ?? { fills: 0, bought: 0, sold: 0, fees: 0, gas: 0, pnl: 0 }
-    return { name: strategy.name, orders: run.ordersByStrategy[strategy.name] ?? {}, ...figures, errors: strategy.stats().failures }
+    const profits = roundTripProfitsOf(trades.filter((trade) => trade.strategy === strategy.name))
+    allProfits.push(...profits)
+    return {
+      name: strategy.name,
+      orders: run.ordersByStrategy[strategy.name] ?? {},
+      ...figures,
+      errors: strategy.stats().failures,
+      roundTrips: summarizeRoundTrips(profits),
+    }
   })
   const fees = [...perStrategy.values()].reduce((sum, item) => sum + item.fees, 0)
+  const gas = venue.gasUsd()
 
   return {
-    version: 1,
+    version: 2,
     config: inputs.config,
     quotes: inputs.quotes,
     seed: inputs.seed,
@@ -140,31 +120,44 @@ export function backtestResultOf(run: BacktestRun, inputs: ResultInputs): Backte
     summary: {
       startValue,
       endValue,
-      holdEndValue,
       pnl: endValue - startValue,
-      pnlVsHold: endValue - holdEndValue,
+      benchmarks: { buyAndHold: benchmark(buyAndHoldEnd), holdStart: benchmark(start.value) },
       executionPrice: baseTraded > 0 ? quoteTraded / baseTraded : null,
       averagePrice: valuation.averagePrice(),
       slippageBps:
         slippages.length === 0
           ? null
-          : {
-              mean: slippages.reduce((sum, value) => sum + value, 0) / slippages.length,
-              p50: percentile(slippages, 50),
-              p95: percentile(slippages, 95),
-            },
+          : { mean: mean(slippages), p50: quantileSorted(slippages, 0.5), p95: quantileSorted(slippages, 0.95) },
       fees,
-      gas: venue.gasUsd(),
+      gas,
       fillRate: orders === 0 ? 0 : Math.min(1, filledOrders / orders),
       ordersByStatus,
-      maxDrawdown,
-      maxDrawdownWindow: window,
       trades: trades.length,
       startHoldings: { base: start.base, quote: start.quote },
       endHoldings: { base: end.base, quote: end.quote },
       strategyErrors: strategies.reduce((sum, strategy) => sum + strategy.errors, 0),
+      fillModel: run.fillModel,
+      metrics: backtestMetricsOf({
+        equity,
+        price: priceSeries,
+        exposure: points,
+        startValue,
+        endValue,
+        riskFreeRate: inputs.riskFreeRate ?? 0,
+        fees,
+        gas,
+        volume,
+        roundTrips: summarizeRoundTrips(allProfits),
+      }),
     },
-    series: { equity, hold, price: priceSeries },
+    series: {
+      equity,
+      buyAndHold: series((point) => point.buyAndHold),
+      holdStart: series((point) => point.holdStart),
+      price: priceSeries,
+      drawdown: drawdownSeriesOf(equity),
+    },
+    daily: dailyTableOf(equity, days),
     fills: trades,
     strategies,
     warnings: [...run.warnings, ...valuation.unvalued().map((key) => `balances of ${key} are not valued (not a token of the pair)`)],

@@ -4,14 +4,15 @@ import {
   type BacktestFill,
   type BacktestResult,
   BacktestResultError,
+  type BacktestSummary,
   backtestSummarySchema,
   parseBacktestResult,
 } from './backtest-result.js'
 import { reportChartScript } from './report-chart-script.js'
 import {
+  buildDrawdownChart,
   buildEquityChart,
   buildPriceChart,
-  buildSlippageChart,
   type ChartModel,
   type DrawnCount,
   fillGroupWidth,
@@ -22,19 +23,23 @@ import {
   escapeHtml,
   formatAmount,
   formatBps,
-  formatCounts,
   formatDuration,
   formatPercent,
-  formatPrice,
+  formatRatio,
+  formatReturn,
   formatSigned,
   formatSignedPercent,
   formatTime,
-  formatTokenAmount,
   jsonForScript,
+  notAvailable,
+  signClass,
   valueDecimals,
 } from './report-format.js'
+import { metricsTable } from './report-metrics.js'
+import { buildSlippageChart } from './report-slippage.js'
 import { reportStyles } from './report-styles.js'
 import { renderChartSvg } from './report-svg.js'
+import { dailyTable, executionTable, strategiesTable, worstFillsTable } from './report-tables.js'
 import { formatSweepTable, type SweepRow } from './sweep-table.js'
 
 export type RenderBacktestReportOptions = {
@@ -52,12 +57,14 @@ const sweepRowsSchema = z.array(
 const contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 /**
- * The backtest report as one self-contained HTML file (inline CSS and script, no network): the PnL against holding as
- * the headline, warnings, key figures, the equity curve against holding, the price with every fill marked, the
- * slippage histogram, the full summary, one row per strategy, the worst fills, and what reproduces the run. The charts
- * are inline SVG drawn here, so the page shows them with scripts off; the script only adds a hover readout. Large
- * series are thinned to the chart's pixel columns, so a million points make a page of a few hundred kB. Every text
- * from the result (strategy names, file names, order ids, warnings) is escaped. Same result, same bytes.
+ * The backtest report as one self-contained HTML file (inline CSS and script, no network): the fill model, the result
+ * against buy-and-hold as the headline (with the starting balances kept and the market beside it), warnings, key
+ * figures, the equity curve against both benchmarks, the drawdown curve, the metrics, the price with every fill marked,
+ * the slippage histogram coloured by sign, one row per day, one row per strategy with its round trips, the execution
+ * summary, the worst fills, a sweep's ranking, and what reproduces the run. The charts are inline SVG drawn here, so
+ * the page shows them with scripts off; the script only adds a hover readout. Large series are thinned to the chart's
+ * pixel columns, so a million points make a page of a few hundred kB. Every text from the result (strategy names, file
+ * names, order ids, warnings) is escaped. Same result, same bytes.
  *
  * Throws BacktestResultError, naming the first wrong paths, when `result` (or a sweep row) does not match the schema.
  */
@@ -73,10 +80,16 @@ export function renderBacktestReport(input: BacktestResult, options: RenderBackt
   }
   const sweep = sweepRows.data
   const decimals = valueDecimals(result.summary.startValue)
+  const { base, quote } = result.pair
   const equity = buildEquityChart(result)
+  const drawdown = buildDrawdownChart(result)
   const price = buildPriceChart(result)
   const slippage = buildSlippageChart(result)
-  const title = `Backtest ${basename(result.config)}: ${result.pair.base}/${result.pair.quote}`
+  const windowKeys = (swatch: string): [string, string][] =>
+    drawdown.chart.bands.map((band) =>
+      band.kind === 'drawdown' ? [swatch, 'Maximum drawdown, peak to trough'] : ['swatch-recovery', 'Until recovered'],
+    )
+  const title = `Backtest ${basename(result.config)}: ${base}/${quote}`
   const body = [
     header(result),
     headline(result, decimals),
@@ -84,19 +97,28 @@ export function renderBacktestReport(input: BacktestResult, options: RenderBackt
     keyFigures(result, decimals),
     chartSection({
       chart: equity.chart,
-      heading: 'Equity against holding',
-      description: `Value of the strategy's holdings in ${result.pair.quote}, against simply keeping the starting balances.`,
+      heading: 'Equity against buy-and-hold',
+      description: `Value of the strategy's holdings in ${quote}, against buying ${base} with the whole start value at the first price and against keeping the starting balances.`,
       legend: [
         ['swatch-equity', 'Strategy'],
-        ['swatch-hold', 'Holding (dashed)'],
-        ...(equity.chart.bands.length > 0 ? ([['swatch-band', 'Maximum drawdown']] as [string, string][]) : []),
+        ['swatch-buy-and-hold', 'Buy-and-hold (dashed)'],
+        ['swatch-hold-start', 'Starting balances (dotted)'],
+        ...windowKeys('swatch-band').slice(0, 1),
       ],
       counts: equity.counts,
     }),
     chartSection({
+      chart: drawdown.chart,
+      heading: 'Drawdown',
+      description: "The strategy's equity below its highest value so far, as a share of that peak.",
+      legend: [['swatch-drawdown', 'Drawdown'], ...windowKeys('swatch-window')],
+      counts: drawdown.counts,
+    }),
+    metricsTable(result, decimals),
+    chartSection({
       chart: price.chart,
       heading: `Price and fills`,
-      description: `${result.pair.quote} per ${result.pair.base}. Hover a triangle for the fill.${
+      description: `${quote} per ${base}. Hover a triangle for the fill.${
         result.fills.length > maxFillMarkers
           ? ` ${formatAmount(result.fills.length, 0)} fills, grouped per ${fillGroupWidth} pixel columns and side: ${formatAmount(price.chart.markers.length, 0)} triangles.`
           : ''
@@ -111,21 +133,24 @@ export function renderBacktestReport(input: BacktestResult, options: RenderBackt
     chartSection({
       chart: slippage.chart,
       heading: 'Slippage per fill',
-      description: 'Basis points between the price a fill got and the price its order was planned at; positive is worse for the trader.',
+      description:
+        'Basis points between the price a fill got and the price its order was planned at; positive is worse for the trader. The bin around zero holds the fills that went as planned.',
       legend: [
         ['swatch-better', 'Better than planned'],
+        ['swatch-neutral', 'As planned (around zero)'],
         ['swatch-worse', 'Worse than planned'],
       ],
       counts: [],
     }),
-    summaryTable(result, decimals),
+    dailyTable(result, decimals),
     strategiesTable(result, decimals),
+    executionTable(result, decimals),
     worstFillsTable(result, decimals),
-    sweep.length > 0 ? formatSweepTable(sweep, { quote: result.pair.quote }).html : '',
+    sweep.length > 0 ? formatSweepTable(sweep, { quote }).html : '',
     footer(result),
   ]
   const data = jsonForScript({
-    readouts: [equity.chart, price.chart].filter((chart) => chart.readout && chart.empty === null).map(readoutData),
+    readouts: [equity.chart, drawdown.chart, price.chart].filter((chart) => chart.readout && chart.empty === null).map(readoutData),
   })
   return `<!doctype html>
 <html lang="en">
@@ -155,6 +180,7 @@ function readoutData(chart: ChartModel) {
   const span = chart.x.max - chart.x.min
   return {
     id: chart.id,
+    unit: chart.unit,
     x: { min: chart.x.min, max: chart.x.max },
     y: { min: chart.y.min, max: chart.y.max },
     lines: chart.lines
@@ -170,18 +196,27 @@ function readoutData(chart: ChartModel) {
   }
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function formatList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
+}
+
 function countSide(fills: readonly BacktestFill[], side: BacktestFill['side']): number {
   let count = 0
   for (const fill of fills) if (fill.side === side) count++
   return count
 }
 
-function signClass(value: number, decimals: number): 'pos' | 'neg' | 'flat' {
-  if (Math.abs(value) < 0.5 * 10 ** -decimals) return 'flat'
-  return value > 0 ? 'pos' : 'neg'
+/** One line on how the run filled orders, shown under the title. */
+export const fillModelExplanations: Record<BacktestSummary['fillModel'], string> = {
+  realistic:
+    "Delta auctions settle around the quote by a seeded draw (better or worse, never past the order's limit), LIMIT orders fill only once the price passes them by a margin, Market swaps pay their size's impact and the gas of their time.",
+  ideal:
+    'Fills at fixed figures: Delta orders at the recorded quote, LIMIT orders as soon as the price touches them, Market swaps with a fixed slippage. An optimistic bound: run the realistic model to see how much of the result is the model.',
 }
 
 function header(result: BacktestResult): string {
+  const model = result.summary.fillModel
   return `<header>
 <h1>Backtest of ${escapeHtml(basename(result.config))}</h1>
 <p class="meta">${escapeHtml(result.pair.base)}/${escapeHtml(result.pair.quote)} · ${escapeHtml(formatTime(result.from))} to ${escapeHtml(
@@ -189,31 +224,39 @@ function header(result: BacktestResult): string {
   )} UTC (${escapeHtml(formatDuration(result.to - result.from))}) · ${escapeHtml(formatAmount(result.summary.trades, 0))} trades · seed ${escapeHtml(
     String(result.seed),
   )}</p>
+<p class="meta fill-model">Fill model <b>${model}</b> ${escapeHtml(fillModelExplanations[model])}</p>
 </header>`
 }
 
+/** The strategy against buy-and-hold in words, with the other benchmark and the market beside it. */
 function headline(result: BacktestResult, decimals: number): string {
-  const { summary } = result
-  const quote = escapeHtml(result.pair.quote)
-  const kind = signClass(summary.pnlVsHold, decimals)
-  const amount = `${escapeHtml(formatAmount(Math.abs(summary.pnlVsHold), decimals))} ${quote}`
+  const { summary, pair } = result
+  const { buyAndHold, holdStart } = summary.benchmarks
+  const quote = escapeHtml(pair.quote)
+  const money = (amount: number) => `${escapeHtml(formatAmount(Math.abs(amount), decimals))} ${quote}`
+  const kind = signClass(buyAndHold.excess, decimals)
+  const relative =
+    buyAndHold.endValue > 0
+      ? ` <span title="the strategy's end value against buy-and-hold's">(${escapeHtml(formatSignedPercent(buyAndHold.excess / buyAndHold.endValue, 1))})</span>`
+      : ''
   const verdict =
     kind === 'pos'
-      ? `<span class="arrow" aria-hidden="true">▲</span> Beat holding by ${amount}`
+      ? `<span class="arrow" aria-hidden="true">▲</span> Beat buy-and-hold by ${money(buyAndHold.excess)}${relative}`
       : kind === 'neg'
-        ? `<span class="arrow" aria-hidden="true">▼</span> Trailed holding by ${amount}`
-        : `<span class="arrow" aria-hidden="true">=</span> Same as holding`
-  const ofStart =
-    summary.startValue > 0 ? ` (${escapeHtml(formatSignedPercent(summary.pnlVsHold / summary.startValue))} of the start value)` : ''
-  const holdPnl = summary.holdEndValue - summary.startValue
-  const pnlPercent = summary.startValue > 0 ? ` (${escapeHtml(formatSignedPercent(summary.pnl / summary.startValue))})` : ''
-  const holdPercent = summary.startValue > 0 ? ` (${escapeHtml(formatSignedPercent(holdPnl / summary.startValue))})` : ''
-  return `<section class="headline ${kind}" aria-label="Result against holding">
-<p class="verdict">${verdict}${ofStart}</p>
-<p class="detail">Strategy PnL <b class="${signClass(summary.pnl, decimals)}">${escapeHtml(formatSigned(summary.pnl, decimals))} ${quote}</b>${pnlPercent} · holding the start balances: <b class="${signClass(
-    holdPnl,
-    decimals,
-  )}">${escapeHtml(formatSigned(holdPnl, decimals))} ${quote}</b>${holdPercent} · maximum drawdown ${escapeHtml(formatPercent(summary.maxDrawdown, 1))}</p>
+        ? `<span class="arrow" aria-hidden="true">▼</span> Lagged buy-and-hold by ${money(buyAndHold.excess)}${relative}`
+        : `<span class="arrow" aria-hidden="true">=</span> Matched buy-and-hold`
+  const toned = (fraction: number) => `<b class="${signClass(fraction * 100, 2)}">${escapeHtml(formatReturn(fraction))}</b>`
+  const holdKind = signClass(holdStart.excess, decimals)
+  const holdWords =
+    holdKind === 'pos' ? `beat by ${money(holdStart.excess)}` : holdKind === 'neg' ? `lagged by ${money(holdStart.excess)}` : 'matched'
+  const market =
+    summary.metrics.marketChange === null ? '' : ` · ${escapeHtml(pair.base)} price ${toned(summary.metrics.marketChange)} over the period`
+  return `<section class="headline ${kind}" aria-label="Result against buy-and-hold">
+<p class="verdict">${verdict}</p>
+<p class="detail">Strategy ${toned(summary.metrics.totalReturn)} to ${money(summary.endValue)} · buy-and-hold ${toned(
+    buyAndHold.return,
+  )} to ${money(buyAndHold.endValue)}${market}</p>
+<p class="detail">Against keeping the starting balances (${toned(holdStart.return)} to ${money(holdStart.endValue)}): ${holdWords}</p>
 </section>`
 }
 
@@ -227,7 +270,8 @@ export function reportWarnings(result: BacktestResult): string[] {
     )
   }
   const orders = Object.values(summary.ordersByStatus).reduce((sum, count) => sum + count, 0)
-  if (summary.trades === 0) warnings.push('No fills: the result is the same as holding, whatever the strategy intended.')
+  if (summary.trades === 0)
+    warnings.push('No fills: the result is the same as keeping the starting balances, whatever the strategy intended.')
   else if (orders > 0 && summary.fillRate < 0.5) warnings.push(`Only ${formatPercent(summary.fillRate, 0)} of orders filled.`)
   if (result.series.equity.length === 0) warnings.push('The result has no equity series; the equity chart is empty.')
   return warnings
@@ -246,29 +290,50 @@ ${warnings.map((warning) => `<li>${escapeHtml(warning)}</li>`).join('\n')}
 
 function keyFigures(result: BacktestResult, decimals: number): string {
   const { summary } = result
+  const { metrics } = summary
+  const { buyAndHold } = summary.benchmarks
   const quote = result.pair.quote
-  type Card = { label: string; value: string; note?: string; tone?: string }
+  type Card = { label: string; value: string | null; why?: string; note?: string; tone?: string }
   const cards: Card[] = [
     {
       label: 'End value',
       value: `${formatAmount(summary.endValue, decimals)} ${quote}`,
       note: `from ${formatAmount(summary.startValue, decimals)}`,
     },
-    { label: 'PnL vs hold', value: `${formatSigned(summary.pnlVsHold, decimals)} ${quote}`, tone: signClass(summary.pnlVsHold, decimals) },
-    { label: 'PnL', value: `${formatSigned(summary.pnl, decimals)} ${quote}`, tone: signClass(summary.pnl, decimals) },
-    { label: 'Maximum drawdown', value: formatPercent(summary.maxDrawdown, 1) },
+    {
+      label: 'Return',
+      value: formatReturn(metrics.totalReturn),
+      tone: signClass(metrics.totalReturn * 100, 2),
+      note: `buy-and-hold ${formatReturn(buyAndHold.return)}`,
+    },
+    {
+      label: 'vs buy-and-hold',
+      value: `${formatSigned(buyAndHold.excess, decimals)} ${quote}`,
+      tone: signClass(buyAndHold.excess, decimals),
+    },
+    {
+      label: 'Maximum drawdown',
+      value: metrics.maxDrawdown > 0 ? `-${formatPercent(metrics.maxDrawdown, 1)}` : formatPercent(0, 1),
+      ...(metrics.maxDrawdownWindow?.recoveredAt === null ? { note: 'not recovered' } : {}),
+    },
+    {
+      label: 'Sharpe',
+      value: metrics.sharpe === null ? null : formatRatio(metrics.sharpe),
+      why: 'Not enough varying returns to compute it (see Metrics).',
+      note: `Sortino ${metrics.sortino === null ? '–' : formatRatio(metrics.sortino)}`,
+    },
     { label: 'Trades', value: formatAmount(summary.trades, 0), note: `fill rate ${formatPercent(summary.fillRate, 0)}` },
     { label: 'Fees + gas', value: `${formatAmount(summary.fees + summary.gas, decimals)} ${quote}` },
     summary.slippageBps
       ? { label: 'Slippage p95', value: formatBps(summary.slippageBps.p95), note: `median ${formatBps(summary.slippageBps.p50)}` }
-      : { label: 'Slippage p95', value: '-' },
+      : { label: 'Slippage p95', value: null, why: 'No fills.' },
   ]
   const html = cards
     .map(
       (card) =>
-        `<div class="card"><span class="label">${escapeHtml(card.label)}</span><span class="value${card.tone ? ` ${card.tone}` : ''}">${escapeHtml(
-          card.value,
-        )}</span>${card.note ? `<span class="note">${escapeHtml(card.note)}</span>` : ''}</div>`,
+        `<div class="card"><span class="label">${escapeHtml(card.label)}</span><span class="value${card.tone ? ` ${card.tone}` : ''}">${
+          card.value === null ? notAvailable(card.why ?? '') : escapeHtml(card.value)
+        }</span>${card.note ? `<span class="note">${escapeHtml(card.note)}</span>` : ''}</div>`,
     )
     .join('\n')
   return `<section class="cards" aria-label="Key figures">\n${html}\n</section>`
@@ -285,168 +350,19 @@ function chartSection(chart: {
     .map(([swatch, label]) => `<span class="key"><span class="swatch ${swatch}" aria-hidden="true"></span>${escapeHtml(label)}</span>`)
     .join(' ')
   const thinned = chart.counts.filter((count) => count.drawn < count.points)
+  const kept = 'first, lowest, highest and last per pixel column'
+  const sameLength = thinned.every((count) => count.points === thinned[0]?.points)
   const drawnNote =
-    thinned.length > 0
-      ? ` Drawn from ${thinned.map((count) => `${formatAmount(count.points, 0)} points (${formatAmount(count.drawn, 0)} kept: first, lowest, highest and last per pixel column)`).join(' and ')}.`
-      : ''
+    thinned.length === 0
+      ? ''
+      : thinned.length > 1 && sameLength
+        ? ` Each line drawn from ${formatAmount(thinned[0]?.points ?? 0, 0)} points (${formatList(thinned.map((count) => formatAmount(count.drawn, 0)))} kept: ${kept}).`
+        : ` Drawn from ${thinned.map((count) => `${formatAmount(count.points, 0)} points (${formatAmount(count.drawn, 0)} kept: ${kept})`).join(' and ')}.`
   return `<section class="chart">
 <h2>${escapeHtml(chart.heading)}</h2>
 <p class="note">${escapeHtml(chart.description + drawnNote)}</p>
 ${renderChartSvg(chart.chart, chart.heading)}
 <p class="legend">${legend}</p>
-</section>`
-}
-
-function row(label: string, value: string, note = '', tone = ''): string {
-  return `<tr><th scope="row">${escapeHtml(label)}</th><td class="num${tone ? ` ${tone}` : ''}">${escapeHtml(value)}</td><td class="note">${escapeHtml(note)}</td></tr>`
-}
-
-function volumeWeighted(fills: readonly BacktestFill[], side: BacktestFill['side']): { price: number; base: number } | null {
-  let base = 0
-  let quote = 0
-  for (const fill of fills) {
-    if (fill.side !== side) continue
-    base += fill.baseAmount
-    quote += fill.quoteAmount
-  }
-  return base > 0 ? { price: quote / base, base } : null
-}
-
-function summaryTable(result: BacktestResult, decimals: number): string {
-  const { summary, pair } = result
-  const quote = pair.quote
-  const value = (amount: number) => `${formatAmount(amount, decimals)} ${quote}`
-  const signed = (amount: number) => `${formatSigned(amount, decimals)} ${quote}`
-  const ofStart = (amount: number) =>
-    summary.startValue > 0 ? `${formatSignedPercent(amount / summary.startValue)} of the start value` : ''
-  const holdings = (balances: { base: number; quote: number }) =>
-    `${formatTokenAmount(balances.base)} ${pair.base} + ${formatAmount(balances.quote, decimals)} ${quote}`
-  const window = summary.maxDrawdownWindow
-  const executionNote =
-    summary.executionPrice !== null && summary.averagePrice !== null
-      ? `${formatSigned(((summary.executionPrice - summary.averagePrice) / summary.averagePrice) * 10_000, 1)} bps from the period's average price`
-      : ''
-  const bought = volumeWeighted(result.fills, 'BUY')
-  const sold = volumeWeighted(result.fills, 'SELL')
-  const rows = [
-    row('Period', `${formatTime(result.from)} to ${formatTime(result.to)} UTC`, formatDuration(result.to - result.from)),
-    row('Start value', value(summary.startValue), holdings(summary.startHoldings)),
-    row('End value', value(summary.endValue), holdings(summary.endHoldings)),
-    row('PnL', signed(summary.pnl), ofStart(summary.pnl), signClass(summary.pnl, decimals)),
-    row('Holding end value', value(summary.holdEndValue), 'the start balances, untouched'),
-    row('PnL vs hold', signed(summary.pnlVsHold), ofStart(summary.pnlVsHold), signClass(summary.pnlVsHold, decimals)),
-    row(
-      'Maximum drawdown',
-      formatPercent(summary.maxDrawdown, 2),
-      window ? `${formatTime(window.from)} to ${formatTime(window.to)} UTC` : '',
-    ),
-    row('Trades (fills)', formatAmount(summary.trades, 0)),
-    row('Orders', formatCounts(summary.ordersByStatus)),
-    row('Fill rate', formatPercent(summary.fillRate, 1), 'orders with a fill'),
-    row('Execution price', summary.executionPrice === null ? '-' : `${formatPrice(summary.executionPrice)} ${quote}`, executionNote),
-    row(
-      'Average price',
-      summary.averagePrice === null ? '-' : `${formatPrice(summary.averagePrice)} ${quote}`,
-      'time-average over the period',
-    ),
-    row(
-      'Bought',
-      bought ? `${formatTokenAmount(bought.base)} ${pair.base}` : '-',
-      bought ? `at ${formatPrice(bought.price)} ${quote} on average` : '',
-    ),
-    row(
-      'Sold',
-      sold ? `${formatTokenAmount(sold.base)} ${pair.base}` : '-',
-      sold ? `at ${formatPrice(sold.price)} ${quote} on average` : '',
-    ),
-    row(
-      'Slippage',
-      summary.slippageBps ? `mean ${formatBps(summary.slippageBps.mean)}` : '-',
-      summary.slippageBps ? `median ${formatBps(summary.slippageBps.p50)}, 95th percentile ${formatBps(summary.slippageBps.p95)}` : '',
-    ),
-    row('Fees', value(summary.fees)),
-    row('Gas', value(summary.gas)),
-    row('Strategy errors', formatAmount(summary.strategyErrors, 0), 'caught and counted', summary.strategyErrors > 0 ? 'neg' : ''),
-  ]
-  return `<section>
-<h2>Summary</h2>
-<table class="figures summary">
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>
-</section>`
-}
-
-function strategiesTable(result: BacktestResult, decimals: number): string {
-  if (result.strategies.length === 0) return ''
-  const { base, quote } = result.pair
-  const rows = result.strategies.map(
-    (strategy) =>
-      `<tr><th scope="row">${escapeHtml(strategy.name)}</th><td>${escapeHtml(formatCounts(strategy.orders))}</td><td class="num">${escapeHtml(
-        formatAmount(strategy.fills, 0),
-      )}</td><td class="num">${escapeHtml(formatTokenAmount(strategy.bought))}</td><td class="num">${escapeHtml(
-        formatTokenAmount(strategy.sold),
-      )}</td><td class="num">${escapeHtml(formatAmount(strategy.fees, decimals))}</td><td class="num">${escapeHtml(
-        formatAmount(strategy.gas, decimals),
-      )}</td><td class="num ${signClass(strategy.pnl, decimals)}">${escapeHtml(formatSigned(strategy.pnl, decimals))}</td><td class="num${
-        strategy.errors > 0 ? ' neg' : ''
-      }">${escapeHtml(formatAmount(strategy.errors, 0))}</td></tr>`,
-  )
-  return `<section>
-<h2>Strategies</h2>
-<div class="scroll"><table class="figures">
-<thead><tr><th scope="col">Strategy</th><th scope="col">Orders</th><th scope="col" class="num">Fills</th><th scope="col" class="num">Bought, ${escapeHtml(
-    base,
-  )}</th><th scope="col" class="num">Sold, ${escapeHtml(base)}</th><th scope="col" class="num">Fees, ${escapeHtml(
-    quote,
-  )}</th><th scope="col" class="num">Gas, ${escapeHtml(quote)}</th><th scope="col" class="num">PnL, ${escapeHtml(
-    quote,
-  )}</th><th scope="col" class="num">Errors</th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table></div>
-</section>`
-}
-
-/** The fills with the worst slippage, worst first. */
-export function worstFills(fills: readonly BacktestFill[], count = 10): BacktestFill[] {
-  const worst: BacktestFill[] = []
-  for (const fill of fills) {
-    if (worst.length === count && (worst[count - 1] as BacktestFill).slippageBps >= fill.slippageBps) continue
-    let index = worst.length
-    while (index > 0 && (worst[index - 1] as BacktestFill).slippageBps < fill.slippageBps) index--
-    worst.splice(index, 0, fill)
-    if (worst.length > count) worst.pop()
-  }
-  return worst
-}
-
-function worstFillsTable(result: BacktestResult, decimals: number): string {
-  const worst = worstFills(result.fills)
-  if (worst.length === 0) return ''
-  const { base, quote } = result.pair
-  const rows = worst.map(
-    (fill) =>
-      `<tr><td>${escapeHtml(formatTime(fill.t))}</td><td>${escapeHtml(fill.strategy)}</td><td class="${fill.side === 'BUY' ? 'buy' : 'sell'}">${
-        fill.side
-      }</td><td class="num">${escapeHtml(formatPrice(fill.price))}</td><td class="num">${escapeHtml(formatTokenAmount(fill.baseAmount))}</td><td class="num">${escapeHtml(
-        formatAmount(fill.quoteAmount, decimals),
-      )}</td><td class="num">${escapeHtml(formatBps(fill.slippageBps))}</td><td>${escapeHtml(fill.mode)}</td><td class="id">${escapeHtml(fill.orderId)}</td></tr>`,
-  )
-  return `<section>
-<h2>Worst fills by slippage</h2>
-<div class="scroll"><table class="figures">
-<thead><tr><th scope="col">Time, UTC</th><th scope="col">Strategy</th><th scope="col">Side</th><th scope="col" class="num">Price, ${escapeHtml(
-    quote,
-  )}</th><th scope="col" class="num">${escapeHtml(base)}</th><th scope="col" class="num">${escapeHtml(
-    quote,
-  )}</th><th scope="col" class="num">Slippage</th><th scope="col">Mode</th><th scope="col">Order</th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table></div>
 </section>`
 }
 
@@ -458,7 +374,8 @@ function footer(result: BacktestResult): string {
 <dt>Quotes</dt><dd>${escapeHtml(result.quotes)}</dd>
 <dt>Seed</dt><dd>${escapeHtml(String(result.seed))}</dd>
 <dt>Trades hash</dt><dd class="id">${escapeHtml(result.tradesHash)}</dd>
+<dt>Fill model</dt><dd>${result.summary.fillModel}</dd>
 </dl>
-<p class="note">The same config, quotes and seed give the same trades hash. Report format ${result.version}; this page loads nothing from the network.</p>
+<p class="note">The same config, quotes, seed and fill model give the same trades hash. Report format ${result.version}; this page loads nothing from the network.</p>
 </footer>`
 }

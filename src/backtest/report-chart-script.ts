@@ -1,8 +1,8 @@
 import { chartGeometry } from './report-charts.js'
 
 // The report's only script, inlined in the page. The charts are already drawn as SVG; this adds the hover readout of
-// the line charts (a cursor, a dot per line and the values at the pointer), reading each line's last value per pixel
-// column from the JSON element #report-data. DOM calls only (no innerHTML, so labels stay text); plain ES2017; no
+// the line charts (a cursor, a dot per line and the values at the pointer, as numbers or percentages), reading each
+// line's last value per pixel column from the JSON element #report-data. DOM calls only (no innerHTML, so labels stay text); plain ES2017; no
 // network. When done it marks <html data-report-script="ready"> (or "failed" with data-report-error), which the
 // headless-browser test reads.
 
@@ -27,6 +27,10 @@ export const reportChartScript = `(function () {
     var s = a >= 1000 ? a.toFixed(2) : a >= 1 ? a.toFixed(4) : a === 0 ? '0' : a.toPrecision(6);
     var parts = s.split('.');
     return (v < 0 ? '-' : '') + group(parts[0]) + (parts.length > 1 ? '.' + parts[1] : '');
+  }
+  function percent(v) {
+    var s = (v * 100).toFixed(2);
+    return (/^-0.00$/.test(s) ? '0.00' : s) + ' %';
   }
   function time(t) { return new Date(t).toISOString().slice(0, 16).replace('T', ' '); }
 
@@ -59,7 +63,7 @@ export const reportChartScript = `(function () {
         var at = nearest(line.values, column);
         if (at < 0) return;
         var v = line.values[at];
-        rows[i + 1].textContent = line.label + ': ' + fmt(v);
+        rows[i + 1].textContent = line.label + ': ' + (c.unit === 'percent' ? percent(v) : fmt(v));
         dots[i].setAttribute('cx', L + at + 0.5);
         dots[i].setAttribute('cy', sy(v));
       });

@@ -5,15 +5,16 @@ import {
   formatBps,
   formatCompact,
   formatDate,
+  formatDuration,
   formatPercent,
   formatPrice,
-  formatSigned,
   formatTime,
   formatTokenAmount,
 } from './report-format.js'
 
-// The data of the report's three charts: series thinned to the plot's pixel columns, fills placed (or grouped when
-// there are too many to mark one by one), slippage binned, ticks chosen and labelled. report-svg.ts draws them.
+// The data of the report's line charts (equity against the benchmarks, drawdown, price with fills): series thinned to
+// the plot's pixel columns, fills placed (or grouped when there are too many to mark one by one), ticks chosen and
+// labelled. report-slippage.ts bins the slippage histogram; report-svg.ts draws them all.
 
 /** The chart's viewBox and plot margins; shared with the inline script. */
 export const chartGeometry = { width: 960, height: 320, left: 70, right: 16, top: 14, bottom: 30 } as const
@@ -28,12 +29,18 @@ export const fillGroupWidth = 2
 
 export type Tick = { at: number; label: string }
 export type Axis = { min: number; max: number; ticks: Tick[] }
-export type ChartLine = { name: string; label: string; dashed: boolean; points: number[] }
+/**
+ * `name` is the line's CSS class; `points` are flat `[t0, v0, t1, v1, ...]`; `area` also fills between the line and
+ * zero.
+ */
+export type ChartLine = { name: string; label: string; stroke: 'solid' | 'dashed' | 'dotted'; area: boolean; points: number[] }
 export type ChartMarker = { t: number; v: number; side: 'buy' | 'sell'; count: number; title: string }
-export type ChartBar = { from: number; to: number; count: number; kind: 'better' | 'worse'; title: string }
-export type ChartBand = { from: number; to: number; title: string }
-/** A reference line: `x` vertical at a value of the x axis, `y` horizontal. */
-export type ChartGuide = { axis: 'x' | 'y'; at: number; label: string }
+/** A histogram bin: `better` holds only values below zero, `worse` only above, `neutral` the bin around zero. */
+export type ChartBar = { from: number; to: number; count: number; kind: 'better' | 'worse' | 'neutral'; title: string }
+/** A shaded time span: a drawdown (peak to trough) or its recovery (trough to the peak regained, or the end). */
+export type ChartBand = { from: number; to: number; kind: 'drawdown' | 'recovery'; title: string }
+/** A reference line: `x` vertical at a value of the x axis, `y` horizontal (labelled at the plot's `end` or `start`). */
+export type ChartGuide = { axis: 'x' | 'y'; at: number; label: string; labelAt?: 'start' | 'end' }
 
 export type ChartModel = {
   id: string
@@ -41,6 +48,8 @@ export type ChartModel = {
   y: Axis
   /** Hover shows the lines' values at the pointer, with times. */
   readout: boolean
+  /** How the readout shows values: as they are, or fractions as percentages. */
+  unit: 'value' | 'percent'
   lines: ChartLine[]
   markers: ChartMarker[]
   bars: ChartBar[]
@@ -138,7 +147,8 @@ function* seriesValues(...flats: number[][]): Generator<number> {
 export function timeRange(result: BacktestResult): { from: number; to: number } {
   let from = result.from
   let to = result.to
-  for (const points of [result.series.equity, result.series.hold, result.series.price]) {
+  const { equity, buyAndHold, holdStart, price, drawdown } = result.series
+  for (const points of [equity, buyAndHold, holdStart, price, drawdown]) {
     const first = points[0]
     const last = points[points.length - 1]
     if (first && first[0] < from) from = first[0]
@@ -155,43 +165,115 @@ function timeAxis(range: { from: number; to: number }): Axis {
   return { min: range.from, max: range.to, ticks: timeTicks(range.from, range.to) }
 }
 
-/** Equity of the strategy against holding the starting balances, with the maximum drawdown shaded. */
+function line(name: string, label: string, stroke: ChartLine['stroke'], points: number[]): ChartLine {
+  return { name, label, stroke, area: false, points }
+}
+
+/** The maximum drawdown's peak-to-trough span, when there was one. */
+function drawdownBand(result: BacktestResult): ChartBand | null {
+  const { maxDrawdown, maxDrawdownWindow: window } = result.summary.metrics
+  if (!window || !(maxDrawdown > 0)) return null
+  return {
+    from: window.from,
+    to: window.to,
+    kind: 'drawdown',
+    title: `Maximum drawdown -${formatPercent(maxDrawdown)}: peak ${formatTime(window.from)}, trough ${formatTime(window.to)} UTC`,
+  }
+}
+
+/**
+ * Equity of the strategy against its two benchmarks, buy-and-hold (dashed) and the starting balances kept (dotted),
+ * with the maximum drawdown shaded. The strategy's line is drawn last, on top.
+ */
 export function buildEquityChart(result: BacktestResult): { chart: ChartModel; counts: DrawnCount[] } {
   const range = timeRange(result)
-  const equity = flatten(downsampleSeries(result.series.equity, plotWidth, range))
-  const hold = flatten(downsampleSeries(result.series.hold, plotWidth, range))
-  const window = result.summary.maxDrawdownWindow
+  const { quote } = result.pair
+  const thin = (points: readonly SeriesPoint[]) => flatten(downsampleSeries(points, plotWidth, range))
+  const equity = thin(result.series.equity)
+  const buyAndHold = thin(result.series.buyAndHold)
+  const holdStart = thin(result.series.holdStart)
+  const band = drawdownBand(result)
   const chart: ChartModel = {
     id: 'chart-equity',
     x: timeAxis(range),
-    y: valueAxis(seriesValues(equity, hold)),
+    y: valueAxis(seriesValues(equity, buyAndHold, holdStart)),
     readout: true,
+    unit: 'value',
     lines: [
-      { name: 'hold', label: `Holding, ${result.pair.quote}`, dashed: true, points: hold },
-      { name: 'equity', label: `Strategy, ${result.pair.quote}`, dashed: false, points: equity },
+      line('equity', `Strategy, ${quote}`, 'solid', equity),
+      line('buy-and-hold', `Buy-and-hold, ${quote}`, 'dashed', buyAndHold),
+      line('hold-start', `Starting balances, ${quote}`, 'dotted', holdStart),
     ],
     markers: [],
     bars: [],
-    bands:
-      window && result.summary.maxDrawdown > 0
-        ? [
-            {
-              from: window.from,
-              to: window.to,
-              title: `Maximum drawdown ${formatPercent(result.summary.maxDrawdown)}: ${formatTime(window.from)} to ${formatTime(window.to)} UTC`,
-            },
-          ]
-        : [],
+    bands: band ? [band] : [],
     guides: [],
-    empty: equity.length === 0 && hold.length === 0 ? 'No equity series in this result.' : null,
+    empty: equity.length + buyAndHold.length + holdStart.length === 0 ? 'No equity series in this result.' : null,
   }
   return {
     chart,
     counts: [
       { points: result.series.equity.length, drawn: equity.length / 2 },
-      { points: result.series.hold.length, drawn: hold.length / 2 },
+      { points: result.series.buyAndHold.length, drawn: buyAndHold.length / 2 },
+      { points: result.series.holdStart.length, drawn: holdStart.length / 2 },
     ],
   }
+}
+
+/** `-3.4 %` for an axis. */
+function percentTick(fraction: number): string {
+  return `${formatCompact(fraction * 100)} %`
+}
+
+/**
+ * Equity's fall from its running peak, drawn downwards from 0 as a shaded area, with the maximum drawdown's level
+ * marked and its window shaded: peak to trough, then trough to recovery (or to the end when equity never got back).
+ */
+export function buildDrawdownChart(result: BacktestResult): { chart: ChartModel; counts: DrawnCount[] } {
+  const range = timeRange(result)
+  const flat = flatten(downsampleSeries(result.series.drawdown, plotWidth, range))
+  let deepest = 0
+  for (let index = 1; index < flat.length; index += 2) {
+    const fall = -(flat[index] as number)
+    flat[index] = fall === 0 ? 0 : fall
+    if (fall < deepest) deepest = fall
+  }
+  const { maxDrawdown, maxDrawdownWindow: window } = result.summary.metrics
+  if (-maxDrawdown < deepest) deepest = -maxDrawdown
+  const lower = deepest < 0 ? deepest * 1.08 : -0.01
+  const upper = -lower * 0.04
+  const bands: ChartBand[] = []
+  const band = drawdownBand(result)
+  if (band && window) {
+    bands.push(band)
+    const recoveredAt = window.recoveredAt
+    if (recoveredAt === null || recoveredAt > window.to) {
+      bands.push({
+        from: window.to,
+        to: recoveredAt ?? range.to,
+        kind: 'recovery',
+        title:
+          recoveredAt === null
+            ? `Not recovered by the end: still below the ${formatTime(window.from)} peak`
+            : `Recovered ${formatTime(recoveredAt)} UTC, ${formatDuration(recoveredAt - window.from)} after the peak`,
+      })
+    }
+  }
+  const chart: ChartModel = {
+    id: 'chart-drawdown',
+    x: timeAxis(range),
+    y: { min: lower, max: upper, ticks: valueTicks(lower, upper, percentTick, 4) },
+    readout: true,
+    unit: 'percent',
+    lines: [{ ...line('drawdown', 'Drawdown', 'solid', flat), area: true }],
+    markers: [],
+    bars: [],
+    bands,
+    // labelled on the left, where a drawdown curve starts at 0, away from the line
+    guides: maxDrawdown > 0 ? [{ axis: 'y', at: -maxDrawdown, label: `maximum -${formatPercent(maxDrawdown)}`, labelAt: 'start' }] : [],
+    empty: flat.length === 0 ? 'No drawdown series in this result.' : null,
+  }
+  return { chart, counts: [{ points: result.series.drawdown.length, drawn: flat.length / 2 }] }
 }
 
 function fillTitle(fill: BacktestFill, result: BacktestResult): string {
@@ -266,7 +348,8 @@ export function buildPriceChart(result: BacktestResult): { chart: ChartModel; co
       formatCompact,
     ),
     readout: true,
-    lines: [{ name: 'price', label: `Price, ${result.pair.quote} per ${result.pair.base}`, dashed: false, points: price }],
+    unit: 'value',
+    lines: [line('price', `Price, ${result.pair.quote} per ${result.pair.base}`, 'solid', price)],
     markers,
     bars: [],
     bands: [],
@@ -277,92 +360,4 @@ export function buildPriceChart(result: BacktestResult): { chart: ChartModel; co
     empty: price.length === 0 && markers.length === 0 ? 'No price series in this result.' : null,
   }
   return { chart, counts: [{ points: result.series.price.length, drawn: price.length / 2 }] }
-}
-
-function quantile(sorted: Float64Array, q: number): number {
-  const position = (sorted.length - 1) * q
-  const lower = Math.floor(position)
-  const upper = Math.ceil(position)
-  const a = sorted[lower] as number
-  const b = sorted[upper] as number
-  return a + (b - a) * (position - lower)
-}
-
-/**
- * Bins the fills' slippage at round widths. With 50 fills or more the range is the 1st to 99th percentile and the
- * rest falls into the edge bins (their titles say how many), so one outlier does not squash the picture.
- */
-export function binSlippage(values: readonly number[], target = 24): ChartBar[] {
-  if (values.length === 0) return []
-  // a typed array sorts numerically without a comparator: a million fills in tens of ms
-  const sorted = Float64Array.from(values).sort()
-  let low = values.length >= 50 ? quantile(sorted, 0.01) : (sorted[0] as number)
-  let high = values.length >= 50 ? quantile(sorted, 0.99) : (sorted[sorted.length - 1] as number)
-  if (high - low < 1e-9) {
-    low -= 0.5
-    high += 0.5
-  }
-  const step = niceStep(high - low, target)
-  const start = Math.floor(low / step) * step
-  const binCount = Math.max(1, Math.ceil((high - start) / step - 1e-9))
-  const counts = new Array<number>(binCount).fill(0)
-  let below = 0
-  let above = 0
-  for (const value of sorted) {
-    const index = Math.floor((value - start) / step + 1e-9)
-    if (index < 0) below++
-    if (index >= binCount) above++
-    const bin = Math.min(binCount - 1, Math.max(0, index))
-    counts[bin] = (counts[bin] as number) + 1
-  }
-  return counts.map((count, index) => {
-    const from = start + index * step
-    const to = from + step
-    const extra =
-      index === 0 && below > 0 ? `, including ${below} below` : index === binCount - 1 && above > 0 ? `, including ${above} above` : ''
-    const fills = count === 1 ? 'fill' : 'fills'
-    return {
-      from,
-      to,
-      count,
-      kind: (from + to) / 2 > 0 ? 'worse' : 'better',
-      title: `${formatAmount(count, 0)} ${fills} from ${formatSigned(from, 1)} to ${formatSigned(to, 1)} bps${extra}`,
-    }
-  })
-}
-
-/** How far fills landed from the price they were planned at, with the median and 95th percentile marked. */
-export function buildSlippageChart(result: BacktestResult): { chart: ChartModel } {
-  const slippages = new Array<number>(result.fills.length)
-  for (let index = 0; index < result.fills.length; index++) slippages[index] = (result.fills[index] as BacktestFill).slippageBps
-  const bars = binSlippage(slippages)
-  const first = bars[0]
-  const last = bars[bars.length - 1]
-  const xMin = first?.from ?? -1
-  const xMax = last?.to ?? 1
-  const slippage = result.summary.slippageBps
-  const guides = slippage
-    ? [
-        { axis: 'x' as const, at: slippage.p50, label: `median ${formatBps(slippage.p50)}` },
-        { axis: 'x' as const, at: slippage.p95, label: `p95 ${formatBps(slippage.p95)}` },
-      ].filter((guide) => guide.at >= xMin && guide.at <= xMax)
-    : []
-  const highest = bars.reduce((most, bar) => Math.max(most, bar.count), 0)
-  const chart: ChartModel = {
-    id: 'chart-slippage',
-    x: { min: xMin, max: xMax, ticks: valueTicks(xMin, xMax, formatCompact, 8) },
-    y: {
-      min: 0,
-      max: Math.max(1, highest * 1.08),
-      ticks: valueTicks(0, Math.max(1, highest), formatCompact, 4).filter((tick) => Number.isInteger(tick.at)),
-    },
-    readout: false,
-    lines: [],
-    markers: [],
-    bars,
-    bands: [],
-    guides,
-    empty: bars.length === 0 ? 'No fills, so no slippage to show.' : null,
-  }
-  return { chart }
 }

@@ -123,3 +123,28 @@ export function valueDecimals(reference: number): number {
   if (!(magnitude > 0)) return 2
   return Math.max(2, Math.min(8, 4 - Math.floor(Math.log10(magnitude))))
 }
+
+/** A ratio (Sharpe, Sortino, Calmar, profit factor) with two decimals: `1.23`, `-0.40`. */
+export function formatRatio(value: number): string {
+  return formatAmount(value, 2)
+}
+
+/**
+ * A signed return as a percentage, with fewer decimals as it grows: `+3.18 %`, `+412.5 %`, `+1,234,567 %` (an
+ * annualised return of a short run can be that large).
+ */
+export function formatReturn(fraction: number): string {
+  const percent = Math.abs(fraction * 100)
+  return formatSignedPercent(fraction, percent >= 1000 ? 0 : percent >= 100 ? 1 : 2)
+}
+
+/** The tone of a signed amount shown with `decimals`: `flat` when it would print as zero. */
+export function signClass(value: number, decimals: number): 'pos' | 'neg' | 'flat' {
+  if (Math.abs(value) < 0.5 * 10 ** -decimals) return 'flat'
+  return value > 0 ? 'pos' : 'neg'
+}
+
+/** What a report shows for a figure the result could not give (HTML): a dash, with why as its tooltip. */
+export function notAvailable(why: string): string {
+  return `<span class="na" title="${escapeHtml(why)}">–</span>`
+}

@@ -46,8 +46,9 @@ function markerPath(x: number, y: number, side: 'buy' | 'sell', count: number): 
 }
 
 /**
- * The chart as an `<svg>` element: grid and ticks, shaded bands, histogram bars (`rect.bar`, with `data-count`), lines
- * (`path.line`), guides, and fill markers (`path.marker`, with `data-count`), each mark with its `<title>` tooltip.
+ * The chart as an `<svg>` element: grid and ticks, shaded bands (`rect.band`), histogram bars (`rect.bar` with its kind
+ * and `data-count`), lines (`path.line`, with a `path.area` under those that fill), guides, and fill markers
+ * (`path.marker`, with `data-count`), each mark with its `<title>` tooltip.
  * The element carries `data-lines`, `data-markers` and `data-bars`: how many of each it drew.
  */
 export function renderChartSvg(chart: ChartModel, label: string): string {
@@ -82,7 +83,7 @@ export function renderChartSvg(chart: ChartModel, label: string): string {
     const x1 = clampX(band.from)
     const x2 = clampX(band.to)
     parts.push(
-      `<rect x="${x1}" y="${top}" width="${round(Math.max(1, x2 - x1))}" height="${plotHeight}" class="band"><title>${escapeHtml(band.title)}</title></rect>`,
+      `<rect x="${x1}" y="${top}" width="${round(Math.max(1, x2 - x1))}" height="${plotHeight}" class="band ${band.kind}"><title>${escapeHtml(band.title)}</title></rect>`,
     )
   }
 
@@ -98,12 +99,20 @@ export function renderChartSvg(chart: ChartModel, label: string): string {
     )
   }
 
+  // last to first, so that the first line (the strategy's) is drawn on top
   let lines = 0
-  for (const line of chart.lines) {
+  for (const line of [...chart.lines].reverse()) {
     if (line.points.length === 0) continue
     lines++
+    const d = linePath(line.points, sx, sy)
+    if (line.area) {
+      const baseline = sy(Math.max(chart.y.min, Math.min(chart.y.max, 0)))
+      const firstX = sx(line.points[0] as number)
+      const lastX = sx(line.points[line.points.length - 2] as number)
+      parts.push(`<path d="${d}L${lastX} ${baseline}L${firstX} ${baseline}Z" class="area ${line.name}"/>`)
+    }
     parts.push(
-      `<path d="${linePath(line.points, sx, sy)}" class="line ${line.name}${line.dashed ? ' dashed' : ''}" data-points="${line.points.length / 2}"><title>${escapeHtml(line.label)}</title></path>`,
+      `<path d="${d}" class="line ${line.name}${line.stroke === 'solid' ? '' : ` ${line.stroke}`}" data-points="${line.points.length / 2}"><title>${escapeHtml(line.label)}</title></path>`,
     )
   }
 
@@ -111,7 +120,11 @@ export function renderChartSvg(chart: ChartModel, label: string): string {
     let body: string
     if (guide.axis === 'y') {
       const y = sy(guide.at)
-      body = `<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}"/>${text(left + plotWidth - 4, round(y - 4), guide.label, 'guide-label', 'end')}`
+      const label =
+        guide.labelAt === 'start'
+          ? text(left + 4, round(y - 4), guide.label, 'guide-label')
+          : text(left + plotWidth - 4, round(y - 4), guide.label, 'guide-label', 'end')
+      body = `<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}"/>${label}`
     } else {
       // labels of vertical guides one under the other, left of the line near the right edge
       const x = sx(guide.at)

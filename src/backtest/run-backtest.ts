@@ -19,6 +19,8 @@ import { frozenQuote } from '../strategy/frozen-copy.js'
 import { createMemoryStateStore } from '../strategy/memory-state-store.js'
 import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy.js'
 import { ManualClock } from '../time/clock.js'
+import { auctionSeedOf } from './fill-draws.js'
+import type { FillModelName } from './fill-model.js'
 import { type BookPair, createReplayBook, pairKeyOf, priceFromBook } from './replay-book.js'
 import type { QuoteBlock, QuoteReplaySource, ReplayRequest } from './replay-source.js'
 import { answerOfScaled, createSimulatedApi } from './simulated-api.js'
@@ -37,6 +39,8 @@ export type RunBacktestParameters = {
   logger?: Logger | undefined
   /** Called about every 64k quotes with where the replay is. */
   onProgress?: ((progress: BacktestProgress) => void) | undefined
+  /** SQLite file of the run's journal, kept after the run for inspection. Default: in memory, gone with the run. */
+  journalFile?: string | undefined
 }
 
 /** What a backtest run leaves: the journal's contents and the venue's record, for the results. */
@@ -44,6 +48,8 @@ export type BacktestRun = {
   from: number
   to: number
   quotes: number
+  /** The fill model the venue used (`backtest.fill.model`). */
+  fillModel: FillModelName
   venue: SimulatedVenue
   valuation: Valuation
   strategies: readonly SafeStrategy[]
@@ -97,6 +103,7 @@ export async function runBacktest({
   to,
   logger: parentLogger,
   onProgress,
+  journalFile = ':memory:',
 }: RunBacktestParameters): Promise<BacktestRun> {
   const { config } = document
   const settings = config.backtest
@@ -104,9 +111,9 @@ export async function runBacktest({
   const start = from ?? (await firstQuoteTime(source))
   if (start === undefined) throw new BacktestError(`${source.file} holds no quotes${from === undefined ? '' : ' in the range'}`)
   const clock = new ManualClock(start)
-  const journal = openJournal({ file: ':memory:', clock })
+  const journal = openJournal({ file: journalFile, clock })
   const book = createReplayBook(clock)
-  const maxQuoteAgeMs = settings.fillModel.maxQuoteAgeSeconds * 1000
+  const maxQuoteAgeMs = settings.fill.maxQuoteAgeSeconds * 1000
   /** Pairs priced or filled from the other mode's quotes (the recording has none of their own), said once each. */
   const fallbacks = new Set<string>()
   const onFallback = (asked: BookPair, used: BookPair['source']) =>
@@ -119,8 +126,9 @@ export async function runBacktest({
     book,
     clock,
     journal,
-    model: settings.fillModel,
+    model: settings.fill,
     random: createRandom(settings.seed),
+    auctionRandom: createRandom(auctionSeedOf(settings.seed)),
     balances,
     account: backtestAccount.address,
     onFallback,
@@ -371,6 +379,8 @@ export async function runBacktest({
 
   let quotes = 0
   let last = start
+  /** Stretches without any quote longer than maxQuoteAgeSeconds: nothing can be priced or filled in them. */
+  const gaps: { from: number; to: number }[] = []
   let end = to
   // With --from, the quotes of the last maxQuoteAgeSeconds before it fill the book first (not heard by anyone):
   // the market as it stood when the run starts.
@@ -384,6 +394,8 @@ export async function runBacktest({
         continue
       }
       if (time > clock.now()) {
+        // The clock stands at the previous quote's time here (or at the start).
+        if (time - clock.now() > maxQuoteAgeMs) gaps.push({ from: clock.now(), to: time })
         if (!started) await startStrategies()
         await advanceTo(time)
       }
@@ -427,7 +439,22 @@ export async function runBacktest({
     )
   }
   warnings.push(...fallbacks)
-  if (venue.openOrders() > 0) warnings.push(`${venue.openOrders()} orders were still open when the quotes ended`)
+  if (gaps.length > 0) {
+    const days = (ms: number) => `${(ms / 86_400_000).toFixed(2)} days`
+    const listed = gaps
+      .slice(0, 3)
+      .map((gap) => `${new Date(gap.from).toISOString()} to ${new Date(gap.to).toISOString()} (${days(gap.to - gap.from)})`)
+    warnings.push(
+      `the quotes stop ${gaps.length} time${gaps.length === 1 ? '' : 's'} for longer than backtest.fill.maxQuoteAgeSeconds (${settings.fill.maxQuoteAgeSeconds} s), ${days(gaps.reduce((sum, gap) => sum + gap.to - gap.from, 0))} in all: ${listed.join(', ')}${gaps.length > 3 ? ', …' : ''}; nothing is priced or filled there`,
+    )
+  }
+  for (const [cause, { count, first }] of venue.sliceMisses()) {
+    warnings.push(
+      `${count} TWAP slice${count === 1 ? ' was' : 's were'} missed (${cause}), the first: ${first}; an order with a missed slice expires at its deadline`,
+    )
+  }
+  const open = venue.openOrders()
+  if (open > 0) warnings.push(`${open} order${open === 1 ? ' was' : 's were'} still open when the quotes ended`)
 
   const { executions, executionErrors } = dispatch.stats()
   const ordersByStrategy: Record<string, Record<string, number>> = {}
@@ -441,6 +468,7 @@ export async function runBacktest({
     from: start,
     to: end,
     quotes,
+    fillModel: settings.fill.model,
     venue,
     valuation,
     strategies,

@@ -13,6 +13,7 @@ import type { Journal } from '../journal/journal.js'
 import type { JournalOrder } from '../journal/orders.js'
 import type { Clock } from '../time/clock.js'
 import { unixSeconds } from '../time/clock.js'
+import { createNormalRandom, shiftByBps, sizeImpactBps } from './fill-draws.js'
 import { afterFees, type FillModel } from './fill-model.js'
 import {
   type BookPair,
@@ -69,8 +70,17 @@ type RestingOrder = {
   /** LIMIT: filled so far (source) and whether partial fills are allowed. */
   filledSrc: bigint
   partiallyFillable: boolean
-  /** TWAP: slice plan. */
-  slices?: { count: number; intervalMs: number; perSlice: bigint; total: bigint; limitPerSlice: bigint; done: number; missed: number }
+  /** TWAP: slice plan; `firstMissed` says which slice was missed first and why (the EXPIRED reason names it). */
+  slices?: {
+    count: number
+    intervalMs: number
+    perSlice: bigint
+    total: bigint
+    limitPerSlice: bigint
+    done: number
+    missed: number
+    firstMissed?: string
+  }
   /** OTC: the order's two sides. */
   otc?: { makerAsset: string; takerAsset: string; makerAmount: bigint; takerAmount: bigint }
   watchKeys: string[]
@@ -83,6 +93,11 @@ export type SimulatedVenueParameters = {
   model: FillModel
   /** Seeded: the same seed gives the same bridge failures. */
   random: () => number
+  /**
+   * The realistic model's auction outcomes and Market drift, seeded apart from `random` (so that drawing them never
+   * changes which bridge fails). The ideal model draws nothing from it.
+   */
+  auctionRandom: () => number
   /** Starting wallet: `${chainId}:${token lowercase}` → raw amount. */
   balances: ReadonlyMap<string, bigint>
   account: Address
@@ -91,6 +106,12 @@ export type SimulatedVenueParameters = {
 }
 
 export type SimulatedVenue = ReturnType<typeof createSimulatedVenue>
+
+/** Why a TWAP slice was not settled when due. */
+export type SliceMissCause = 'no quote' | 'limit' | 'balance'
+
+/** The TWAP slices a run missed for one cause: how many, and the first (order, slice, time, figures). */
+export type SliceMisses = { count: number; first: string }
 
 const balanceKey = (chainId: number, token: string) => `${chainId}:${token.toLowerCase()}`
 
@@ -118,6 +139,7 @@ export function createSimulatedVenue({
   journal,
   model,
   random,
+  auctionRandom,
   balances: start,
   account,
   onFallback,
@@ -135,11 +157,16 @@ export function createSimulatedVenue({
   const watchers = new Map<string, Set<string>>()
   const queue: Schedule[] = []
   const fills: SimulatedFill[] = []
+  const sliceMisses = new Map<SliceMissCause, SliceMisses>()
   let seq = 0
   let venueSeq = 0
   let gasUsd = 0
   let changed = false
   const maxAgeMs = model.maxQuoteAgeSeconds * 1000
+  const realistic = model.model === 'realistic'
+  const normal = createNormalRandom(auctionRandom)
+  /** realistic: how far the recorded price must pass a LIMIT's price, in millionths (ideal: touching it is enough). */
+  const limitMarginPpm = realistic ? BigInt(Math.round(model.delta.limitMarginBps * 100)) : 0n
 
   // --- scheduling (a binary heap on (at, seq)) ---
   const before = (a: Schedule, b: Schedule) => a.at < b.at || (a.at === b.at && a.seq < b.seq)
@@ -296,14 +323,27 @@ export function createSimulatedVenue({
 
   const improve = (amount: bigint) => amount + (amount * BigInt(Math.round(model.delta.improvementBps * 100))) / 1_000_000n
 
+  /**
+   * What a Delta settlement at a quote spends and receives. ideal: the quote, a SELL's output improved by
+   * improvementBps. realistic: the auction's outcome, drawn around the quote (improvementBps ± auctionStdDevBps, one
+   * draw per settlement), moves the output (SELL) or the input (BUY); the caller refuses an outcome beyond the limit.
+   */
+  function settlementOf(side: 'SELL' | 'BUY', quote: ScaledQuote): { spend: bigint; receive: bigint } {
+    if (!realistic) return { spend: quote.srcAmount, receive: side === 'SELL' ? improve(quote.destAmount) : quote.destAmount }
+    const outcomeBps = model.delta.improvementBps + model.delta.auctionStdDevBps * normal()
+    return side === 'SELL'
+      ? { spend: quote.srcAmount, receive: shiftByBps(quote.destAmount, outcomeBps, 'down') }
+      : { spend: shiftByBps(quote.srcAmount, -outcomeBps, 'up'), receive: quote.destAmount }
+  }
+
   // --- Delta MARKET-style orders (swap, crosschain): settled once the auction ends and the quote meets the order ---
   function trySettleDelta(order: RestingOrder): boolean {
     if (clock.now() < order.activeAt) return false
     const amount = order.side === 'SELL' ? order.maxSrc : order.minDest
     const quote = priceFromEitherSource(book, pairOf(order), amount, clock.now(), maxAgeMs, onFallback)
     if (!quote) return false
-    const spend = order.side === 'SELL' ? order.maxSrc : quote.srcAmount
-    const receive = order.side === 'SELL' ? improve(quote.destAmount) : order.minDest
+    // No agent settles below the signed limit: an outcome beyond it waits for a later quote (and a new auction).
+    const { spend, receive } = settlementOf(order.side, quote)
     if (order.side === 'SELL' ? receive < order.minDest : spend > order.maxSrc) return false
     if (balanceOf(order.chainId, order.srcToken) < spend) return false
     retire(order)
@@ -343,13 +383,13 @@ export function createSimulatedVenue({
     return true
   }
 
-  // --- LIMIT orders: filled at the limit once a quote crosses it ---
+  // --- LIMIT orders: filled at the limit once a quote crosses it (realistic: by limitMarginBps) ---
   function trySettleLimit(order: RestingOrder): boolean {
     if (clock.now() < order.activeAt) return false
     const remaining = order.maxSrc - order.filledSrc
     const crosses = (size: bigint) => {
       const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
-      return quote !== undefined && quote.destAmount * order.maxSrc >= order.minDest * size
+      return quote !== undefined && quote.destAmount * order.maxSrc * 1_000_000n >= order.minDest * size * (1_000_000n + limitMarginPpm)
     }
     let size = crosses(remaining) ? remaining : 0n
     if (size === 0n && order.partiallyFillable) {
@@ -404,7 +444,10 @@ export function createSimulatedVenue({
     schedule(order.deadline * 1000, () => {
       if (!resting.has(order.id)) return
       retire(order)
-      status(order.id, 'EXPIRED', 'backtest: deadline passed')
+      const slices = order.slices
+      const missed =
+        slices && slices.missed > 0 ? `; ${slices.missed} of ${slices.count} slices missed, the first ${slices.firstMissed}` : ''
+      status(order.id, 'EXPIRED', `backtest: deadline passed${missed}`)
     })
   }
 
@@ -424,8 +467,10 @@ export function createSimulatedVenue({
       // floor(total / slices) each, the last slice with the remainder (as the Delta contract slices).
       const size = index + 1 === slices.count ? slices.total - slices.perSlice * BigInt(slices.count - 1) : slices.perSlice
       const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
-      const spend = sell ? size : quote?.srcAmount
-      const receive = sell ? (quote ? improve(quote.destAmount) : undefined) : size
+      // Each slice its own auction at its own quote.
+      const settlement = quote ? settlementOf(order.side, quote) : undefined
+      const spend = settlement?.spend
+      const receive = settlement?.receive
       const meets =
         quote !== undefined &&
         spend !== undefined &&
@@ -442,7 +487,23 @@ export function createSimulatedVenue({
         })
         slices.done += 1
       } else {
+        const [cause, why]: [SliceMissCause, string] =
+          quote === undefined || spend === undefined || receive === undefined
+            ? ['no quote', `no quote of the pair in the last ${model.maxQuoteAgeSeconds} s`]
+            : !(sell ? receive >= slices.limitPerSlice : spend <= slices.limitPerSlice)
+              ? [
+                  'limit',
+                  sell
+                    ? `the quote gives ${receive}, below the signed ${slices.limitPerSlice} per slice`
+                    : `the quote costs ${spend}, above the signed ${slices.limitPerSlice} per slice`,
+                ]
+              : ['balance', `the wallet holds ${balanceOf(order.chainId, order.srcToken)} of the ${spend} it needs`]
+        const missed = `slice ${index + 1} of ${slices.count} at ${new Date(clock.now()).toISOString()}: ${why}`
         slices.missed += 1
+        slices.firstMissed ??= missed
+        const seen = sliceMisses.get(cause)
+        if (seen) seen.count += 1
+        else sliceMisses.set(cause, { count: 1, first: `order ${order.id}, ${missed}` })
       }
       if (index + 1 < slices.count) {
         scheduleSlice(order, index + 1, at + slices.intervalMs)
@@ -528,6 +589,31 @@ export function createSimulatedVenue({
     return journal.getOrder({ id }) as JournalOrder
   }
 
+  /**
+   * realistic: the block moves the price against the swap by impactShare × its size impact (the recorded price of its
+   * size against the smallest recorded size's) plus a drift drawn either way (driftStdDevBps); gas is the recorded
+   * Market quote's at the fill's time (else the route's).
+   */
+  function realisticMarketFill(
+    order: RestingOrder,
+    routeSrc: bigint,
+    routeDest: bigint,
+    routeGas: number,
+  ): { spend: bigint; receive: bigint; gas: number } {
+    const sell = order.side === 'SELL'
+    const now = clock.now()
+    const trade = priceFromEitherSource(book, pairOf(order, 'market'), sell ? routeSrc : routeDest, now, maxAgeMs)
+    const smallest = trade && book.quotesOf(trade.pair).find((quote) => now - quote.time <= maxAgeMs && quote.request.request.amount > 0n)
+    const impactBps = trade && smallest ? sizeImpactBps(order.side, smallest, trade) : 0
+    const moveBps = model.market.impactShare * impactBps + model.market.driftStdDevBps * normal()
+    const recordedGas = trade ? Number(trade.from.block.costs(trade.from.index).gasUsd ?? Number.NaN) : Number.NaN
+    return {
+      spend: sell ? routeSrc : shiftByBps(routeSrc, moveBps, 'up'),
+      receive: sell ? shiftByBps(routeDest, -moveBps, 'down') : routeDest,
+      gas: Number.isFinite(recordedGas) ? recordedGas : routeGas,
+    }
+  }
+
   async function placeMarket(_context: ExecutorContext, { intent, route }: MarketOrderPlan): Promise<JournalOrder> {
     const id = orderIdOf(intent.id)
     const stored = journal.getOrder({ id })
@@ -555,12 +641,17 @@ export function createSimulatedVenue({
       partiallyFillable: false,
       watchKeys: [],
     }
-    const spend = sell ? route.srcAmount : ceilDiv(route.srcAmount * (1_000_000n + moveBps), 1_000_000n)
-    const receive = sell ? (route.destAmount * (1_000_000n - moveBps)) / 1_000_000n : route.destAmount
+    const routeGas = Number(route.gasCostUSD ?? model.market.gasUsd) || model.market.gasUsd
+    const { spend, receive, gas } = realistic
+      ? realisticMarketFill(order, route.srcAmount, route.destAmount, routeGas)
+      : {
+          spend: sell ? route.srcAmount : ceilDiv(route.srcAmount * (1_000_000n + moveBps), 1_000_000n),
+          receive: sell ? (route.destAmount * (1_000_000n - moveBps)) / 1_000_000n : route.destAmount,
+          gas: routeGas,
+        }
     if (balanceOf(order.chainId, order.srcToken) < spend) insufficient('POST /transactions/{chainId}', order.chainId, order.srcToken, spend)
     record(order, { route: { srcAmount: String(route.srcAmount), destAmount: String(route.destAmount) } }, 0n)
     status(id, 'sent', 'backtest: broadcast')
-    const gas = Number(route.gasCostUSD ?? model.market.gasUsd) || model.market.gasUsd
     if (spend > order.maxSrc || receive < order.minDest) {
       gasUsd += gas
       status(id, 'reverted', 'backtest: slippage beyond the limit')
@@ -697,5 +788,7 @@ export function createSimulatedVenue({
     fills: (): readonly SimulatedFill[] => fills,
     gasUsd: (): number => gasUsd,
     openOrders: (): number => resting.size,
+    /** TWAP slices missed so far, by cause. */
+    sliceMisses: (): ReadonlyMap<SliceMissCause, SliceMisses> => sliceMisses,
   }
 }

@@ -10,7 +10,10 @@ export type SweepRow = {
 export type SweepTableOptions = {
   /** Symbol of the quote token, for the header. */
   quote?: string | undefined
-  /** `best-first` (default): by PnL vs hold, highest first; `as-given`: the order of `rows`, ranks still shown. */
+  /**
+   * `best-first` (default): by excess over buy-and-hold, highest first; `as-given`: the order of `rows`, ranks still
+   * shown.
+   */
   order?: 'best-first' | 'as-given' | undefined
 }
 
@@ -40,14 +43,23 @@ function columnsOf(rows: readonly SweepRow[], decimals: number): Column[] {
   return [
     { header: '#', numeric: true, cell: (_row, rank) => number(String(rank)) },
     ...parameterColumns,
-    { header: 'vs hold', numeric: true, cell: ({ summary }) => number(formatSigned(summary.pnlVsHold, decimals), summary.pnlVsHold) },
+    {
+      header: 'vs B&H',
+      numeric: true,
+      cell: ({ summary }) => number(formatSigned(excessOf(summary), decimals), excessOf(summary)),
+    },
     { header: 'PnL', numeric: true, cell: ({ summary }) => number(formatSigned(summary.pnl, decimals), summary.pnl) },
     {
       header: 'return',
       numeric: true,
-      cell: ({ summary }) => number(summary.startValue > 0 ? formatSignedPercent(summary.pnl / summary.startValue) : missing),
+      cell: ({ summary }) => number(summary.startValue > 0 ? formatSignedPercent(summary.metrics.totalReturn) : missing),
     },
-    { header: 'max DD', numeric: true, cell: ({ summary }) => number(formatPercent(summary.maxDrawdown, 1)) },
+    {
+      header: 'Sharpe',
+      numeric: true,
+      cell: ({ summary }) => number(summary.metrics.sharpe === null ? missing : summary.metrics.sharpe.toFixed(2)),
+    },
+    { header: 'max DD', numeric: true, cell: ({ summary }) => number(formatPercent(summary.metrics.maxDrawdown, 1)) },
     { header: 'trades', numeric: true, cell: ({ summary }) => number(formatAmount(summary.trades, 0)) },
     { header: 'fill rate', numeric: true, cell: ({ summary }) => number(formatPercent(summary.fillRate, 0)) },
     { header: 'fees+gas', numeric: true, cell: ({ summary }) => number(formatAmount(summary.fees + summary.gas, decimals)) },
@@ -59,17 +71,22 @@ function columnsOf(rows: readonly SweepRow[], decimals: number): Column[] {
   ]
 }
 
+/** The end value above the buy-and-hold benchmark's, quote token: what combinations are ranked by. */
+function excessOf(summary: BacktestSummary): number {
+  return summary.benchmarks.buyAndHold.excess
+}
+
 /**
- * A parameter sweep at a glance: one row per combination with its parameters and key figures (PnL vs hold and PnL
- * in the quote token, return on the start value, maximum drawdown, trades, fill rate, fees and gas, 95th percentile
- * slippage), ranked by PnL vs hold. `text` is aligned for a terminal; `html` is a `<section>` that the backtest
+ * A parameter sweep at a glance: one row per combination with its parameters and key figures (excess over
+ * buy-and-hold and PnL in the quote token, total return, Sharpe ratio, maximum drawdown, trades, fill rate, fees and
+ * gas, 95th percentile slippage), ranked by excess over buy-and-hold. `text` is aligned for a terminal; `html` is a `<section>` that the backtest
  * report's styles know, with every parameter name and value escaped.
  */
 export function formatSweepTable(rows: readonly SweepRow[], options: SweepTableOptions = {}): { text: string; html: string } {
   // by position, not by row object: the same row may be passed twice
   const best = rows
     .map((_row, index) => index)
-    .sort((a, b) => (rows[b] as SweepRow).summary.pnlVsHold - (rows[a] as SweepRow).summary.pnlVsHold)
+    .sort((a, b) => excessOf((rows[b] as SweepRow).summary) - excessOf((rows[a] as SweepRow).summary))
   const ranks = new Array<number>(rows.length)
   for (let rank = 0; rank < best.length; rank++) ranks[best[rank] as number] = rank + 1
   const ordered = options.order === 'as-given' ? rows.map((_row, index) => index) : best
@@ -80,7 +97,7 @@ export function formatSweepTable(rows: readonly SweepRow[], options: SweepTableO
   const caption =
     rows.length === 0
       ? 'Parameter sweep: no combinations.'
-      : `Parameter sweep: ${rows.length} combination${rows.length === 1 ? '' : 's'}, ranked by PnL vs holding${unit}.`
+      : `Parameter sweep: ${rows.length} combination${rows.length === 1 ? '' : 's'}, ranked by excess over buy-and-hold${unit}.`
   return { text: sweepText(caption, columns, table), html: sweepHtml(caption, columns, table) }
 }
 

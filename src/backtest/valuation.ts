@@ -6,7 +6,23 @@ import { BacktestQuoteError } from './simulated-api.js'
 
 export type PairTokens = { base: { symbol: string; tokens: string[] }; quote: { symbol: string; tokens: string[] } }
 
-export type ValuationSample = { t: number; equity: number; hold: number; price: number }
+/**
+ * One point of the curves, values in the quote token: the wallet (`equity`, net of gas), the part of it held in the
+ * base token (`baseValue`, for exposure), the two benchmarks, and the pair's mid price.
+ */
+export type ValuationSample = {
+  t: number
+  equity: number
+  baseValue: number
+  /** The starting balances, untouched. */
+  holdStart: number
+  /** The whole starting value put in the base token at the first price. */
+  buyAndHold: number
+  price: number
+}
+
+/** What buy-and-hold starts from: the starting balances' value at the first price, and the base units it buys. */
+export type BuyAndHoldStart = { startValue: number; firstPrice: number; units: number }
 
 type Wallet = { balances: () => ReadonlyMap<string, bigint>; inTransit: () => ReadonlyMap<string, bigint>; gasUsd: () => number }
 
@@ -44,8 +60,9 @@ function lower(token: { symbol: string; tokens: string[] }) {
 
 /**
  * Values the wallet in the pair's quote token at the replay's mid price (the mean of the latest quotes of the pair in
- * both directions, the smallest recorded size, Market first), and samples equity, holding and price at regular clock
- * intervals: at most twice `samples` points whatever the number of quotes.
+ * both directions, the smallest recorded size, Market first), and samples equity, the part of it in the base token,
+ * both benchmarks and the price at regular clock intervals: at most twice `samples` points whatever the number of
+ * quotes.
  */
 export function createValuation({
   book,
@@ -80,6 +97,7 @@ export function createValuation({
   let lastPrice: number | undefined
   let lastPriceAt = from
   let references: ReplayRequest[] | undefined
+  let buyAndHold: BuyAndHoldStart | undefined
   const unvalued = new Set<string>()
 
   function referenceRequests(): ReplayRequest[] {
@@ -160,15 +178,24 @@ export function createValuation({
         step *= 2
         nextSample = now + step
       }
+      const held = worthOf(wallet.balances(), current)
+      const moving = worthOf(wallet.inTransit(), current)
+      const holdStart = worthOf(startBalances, current).value
+      // Buy-and-hold buys at the first price the pair has: units = start value / first price.
+      buyAndHold ??= { startValue: holdStart, firstPrice: current, units: holdStart / current }
       points.push({
         t: now,
-        equity: worthOf(wallet.balances(), current).value + worthOf(wallet.inTransit(), current).value - wallet.gasUsd(),
-        hold: worthOf(startBalances, current).value,
+        equity: held.value + moving.value - wallet.gasUsd(),
+        baseValue: (held.base + moving.base) * current,
+        holdStart,
+        buyAndHold: buyAndHold.units * current,
         price: current,
       })
     },
     price,
     points: (): readonly ValuationSample[] => points,
+    /** Undefined until the pair has a price. */
+    buyAndHoldStart: (): BuyAndHoldStart | undefined => buyAndHold,
     averagePrice: (): number | null => (weightedMs > 0 ? weighted / weightedMs : (lastPrice ?? null)),
     holdings: (balances: ReadonlyMap<string, bigint>, at: number) => worthOf(balances, at),
     startBalances: (): ReadonlyMap<string, bigint> => startBalances,

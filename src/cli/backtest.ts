@@ -1,11 +1,14 @@
 import { writeFileSync } from 'node:fs'
-import { basename, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { SingleBar } from 'cli-progress'
 import { type Command, InvalidArgumentError } from 'commander'
 import type { BacktestResult } from '../backtest/backtest-result.js'
 import type { SweepRow } from '../backtest/sweep-table.js'
+import type { TradeRow } from '../backtest/trades-export.js'
+import { type TradesFormat, tradesFormatOf, tradesFormats } from '../backtest/trades-format.js'
 import { requireFile } from '../config/file-not-found.js'
 import { createLogger, resolveLogLevel } from '../log/logger.js'
+import { formatBacktestSummary } from './backtest-summary-text.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
 
@@ -16,6 +19,7 @@ type BacktestOptions = {
   json?: boolean
   report?: string
   out?: string
+  trades?: { file: string; format: TradesFormat }
   set: string[]
   seed?: number
   progress?: boolean
@@ -32,9 +36,10 @@ export function registerBacktestCommand(program: Command): void {
     .requiredOption('--quotes <file>', 'recorded quotes: .jsonl, .jsonl.gz or a packed .sqlite store')
     .option('--from <time>', 'start at this time (ISO 8601 or unix ms; default: the first quote)', parseTime)
     .option('--to <time>', 'stop before this time (default: after the last quote)', parseTime)
-    .option('--json', 'print the summary as one JSON document (a sweep: one line per combination)')
+    .option('--json', 'print the summary, metrics included, as one JSON document (a sweep: one line per combination)')
     .option('--report <file>', 'write the HTML report (a sweep: of the best combination, with the sweep table)')
-    .option('--out <file>', 'write the whole result (series and fills included) as JSON')
+    .option('--out <file>', 'write the whole result (series, days and fills included) as JSON')
+    .option('--trades <file>', 'write every fill as CSV (.csv) or JSON Lines (.jsonl); a sweep: of the best combination', parseTradesFile)
     .option('--set <path=values>', 'override a config value; comma-separated values make a sweep (repeatable)', collect, [])
     .option('--seed <n>', "the fill model's seed (default: backtest.seed of the config)", parseSeed)
     .option('--no-progress', 'no progress bar even on a terminal')
@@ -51,6 +56,14 @@ function parseTime(value: string): number {
   const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
   if (!Number.isFinite(time)) throw new InvalidArgumentError(`expected an ISO 8601 time or unix milliseconds, received "${value}"`)
   return time
+}
+
+function parseTradesFile(value: string): { file: string; format: TradesFormat } {
+  const format = tradesFormatOf(value)
+  if (!format) {
+    throw new InvalidArgumentError(`expected a file ending in ${Object.keys(tradesFormats).join(' or ')}, received "${value}"`)
+  }
+  return { file: value, format }
 }
 
 function parseSeed(value: string): number {
@@ -102,16 +115,26 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
     })),
   )
   // The replay, the runtime and the report load once the flags have passed: a wrong flag is told at once.
-  const [{ openQuoteReplay }, { runBacktest }, { backtestResultOf }, { renderBacktestReport }, { formatSweepTable }] = await Promise.all([
+  const [
+    { openQuoteReplay },
+    { runBacktest },
+    { backtestResultOf },
+    { renderBacktestReport },
+    { formatSweepTable },
+    { tradeRowsOf, formatTrades },
+  ] = await Promise.all([
     import('../backtest/quote-blocks.js'),
     import('../backtest/run-backtest.js'),
     import('../backtest/backtest-results.js'),
     import('../backtest/render-report.js'),
     import('../backtest/sweep-table.js'),
+    import('../backtest/trades-export.js'),
   ])
   const source = await openQuoteReplay(options.quotes)
   const sweeping = combinations.length > 1
   const rows: { parameters: Record<string, string | number | boolean>; result: BacktestResult }[] = []
+  // The best combination so far (the highest excess over buy-and-hold; the first of a tie) and its fills, for --trades.
+  let best: { result: BacktestResult; trades: TradeRow[] | undefined } | undefined
   for (const { combination, document } of runs) {
     const bar =
       options.progress !== false && process.stderr.isTTY === true
@@ -130,17 +153,24 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
     })
     bar?.update(1000, { quotes: run.quotes })
     bar?.stop()
-    const result = backtestResultOf(run, { config: resolve(file), quotes: resolve(options.quotes), seed: document.config.backtest.seed })
+    const result = backtestResultOf(run, {
+      config: resolve(file),
+      quotes: resolve(options.quotes),
+      seed: document.config.backtest.seed,
+      riskFreeRate: document.config.backtest.metrics.riskFreeRate,
+    })
     const values = Object.fromEntries(combination.map(({ path, value }) => [path, scalar(value)]))
     rows.push({ parameters: values, result })
+    if (!best || excessOf(result) > excessOf(best.result)) best = { result, trades: options.trades ? tradeRowsOf(run) : undefined }
     if (options.json) {
-      const { series: _series, fills: _fills, ...summary } = result
+      // The summary with its metrics, the strategies and the warnings: what a script ranks by. Series, days and
+      // fills are in --out.
+      const { series: _series, fills: _fills, daily: _daily, ...summary } = result
       process.stdout.write(`${JSON.stringify(sweeping ? { parameters: values, ...summary } : summary)}\n`)
     } else {
-      process.stdout.write(`${formatSummary(result, values)}\n`)
+      process.stdout.write(`${formatBacktestSummary(result, values)}\n`)
     }
   }
-  const best = [...rows].sort((a, b) => b.result.summary.pnlVsHold - a.result.summary.pnlVsHold)[0]
   if (sweeping && !options.json) {
     const table = formatSweepTable(
       rows.map((row): SweepRow => ({ parameters: row.parameters, summary: row.result.summary })),
@@ -149,6 +179,10 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
     process.stdout.write(`\n${table.text}\n`)
   }
   if (best && options.out) writeFileSync(options.out, `${JSON.stringify(best.result, null, 2)}\n`)
+  if (best?.trades && options.trades) {
+    writeFileSync(options.trades.file, formatTrades(best.trades, options.trades.format))
+    if (!options.json) process.stdout.write(`trades: ${options.trades.file} (${best.trades.length} fills)\n`)
+  }
   if (best && options.report) {
     const sweep = sweeping ? rows.map((row): SweepRow => ({ parameters: row.parameters, summary: row.result.summary })) : undefined
     writeFileSync(options.report, renderBacktestReport(best.result, { sweep }))
@@ -166,26 +200,7 @@ function progressFormat(combination: readonly { path: string; value: string }[])
   return `${label ? `${label} ` : ''}[{bar}] {percentage}% | {quotes} quotes | {eta_formatted}`
 }
 
-function formatSummary(result: BacktestResult, parameters: Record<string, unknown>): string {
-  const { summary, pair } = result
-  const money = (value: number) => `${value >= 0 ? '' : '-'}${Math.abs(value).toFixed(2)} ${pair.quote}`
-  const lines = [
-    `${Object.keys(parameters).length > 0 ? `${JSON.stringify(parameters)} ` : ''}${basename(result.config)} on ${basename(result.quotes)}: ${new Date(result.from).toISOString()} → ${new Date(result.to).toISOString()}`,
-    `  PnL ${money(summary.pnl)} (holding: ${money(summary.holdEndValue - summary.startValue)}; against holding ${money(summary.pnlVsHold)})`,
-    `  value ${money(summary.startValue)} → ${money(summary.endValue)}; max drawdown ${(summary.maxDrawdown * 100).toFixed(2)} %`,
-    `  trades ${summary.trades}; execution price ${summary.executionPrice?.toFixed(4) ?? '-'} vs average ${summary.averagePrice?.toFixed(4) ?? '-'} ${pair.quote}/${pair.base}`,
-    `  slippage ${summary.slippageBps ? `mean ${summary.slippageBps.mean.toFixed(1)} bps, p95 ${summary.slippageBps.p95.toFixed(1)} bps` : '-'}; fees ${money(summary.fees)}; gas ${money(summary.gas)}; fill rate ${(summary.fillRate * 100).toFixed(1)} %`,
-    `  orders ${
-      Object.entries(summary.ordersByStatus)
-        .map(([status, count]) => `${status} ${count}`)
-        .join(', ') || 'none'
-    }`,
-    ...result.strategies.map(
-      (strategy) =>
-        `  ${strategy.name}: ${strategy.fills} fills, bought ${strategy.bought.toFixed(6)} sold ${strategy.sold.toFixed(6)} ${pair.base}, PnL ${money(strategy.pnl)}${strategy.errors > 0 ? `, ${strategy.errors} errors` : ''}`,
-    ),
-    ...result.warnings.map((warning) => `  warning: ${warning}`),
-    `  trades hash ${result.tradesHash}`,
-  ]
-  return lines.join('\n')
+/** How far the result ended above buy-and-hold, quote token: what a sweep ranks by. */
+function excessOf(result: BacktestResult): number {
+  return result.summary.benchmarks.buyAndHold.excess
 }

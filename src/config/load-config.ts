@@ -4,7 +4,7 @@ import { BaseError } from '../errors/base.js'
 import { readConfigText } from './config-text.js'
 import { configValuesOf, parseConfigYaml, parseYamlValue } from './config-yaml.js'
 import { requireFile } from './file-not-found.js'
-import { type DeltaflowConfig, deltaflowConfigSchema } from './schema.js'
+import { type DeltaflowConfig, deltaflowConfigSchema, renamedConfigKeys } from './schema.js'
 
 /** A configuration that cannot be used: every problem with its YAML path and line. Operational: fix the file. */
 export class ConfigError extends BaseError {
@@ -213,7 +213,11 @@ function describeIssue(issue: z.core.$ZodIssue, root: unknown, where: (offset: n
   const keyPath = path.length > 0 ? path.join('.') : '(top level)'
   if (issue.code === 'unrecognized_keys') {
     const keyNode = (issue.keys ?? []).map((key) => keyNodeAt(node, key)).find((found) => found !== undefined)
-    return `${where(keyNode?.range?.[0] ?? rangeStart(node))}: unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} in ${keyPath}`
+    const moved = issue.keys.flatMap((key) => {
+      const now = renamedConfigKeys[[...path, key].join('.')]
+      return now === undefined ? [] : [`"${key}" is now ${now}: rename it`]
+    })
+    return `${where(keyNode?.range?.[0] ?? rangeStart(node))}: unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} in ${keyPath}${moved.length > 0 ? `; ${moved.join('; ')}` : ''}`
   }
   if (path.length === 0 && issue.code === 'invalid_type') {
     return `${where(rangeStart(node))}: expected a deltaflow configuration (a mapping of sections such as venue, chains and strategies), received ${isSeq(node) ? 'a list' : isScalar(node) ? `the ${typeof node.value} ${JSON.stringify(node.value)}` : 'another value'}`

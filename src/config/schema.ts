@@ -155,13 +155,16 @@ const pairTokenSchema = z.strictObject({
 export const backtestConfigSchema = z.strictObject({
   /** Starting balances, `"chainId:token"` → raw units (a decimal string). */
   balances: z.record(tokenKey, z.string().regex(/^\d+$/, 'expected raw units as a decimal string')).default({}),
-  fillModel: fillModelSchema.default(fillModelSchema.parse({})),
-  /** Seeds the fill model's random draws (bridge failures): the same seed repeats a run exactly. */
+  /** The fill model: `model: ideal | realistic` and its figures (src/backtest/README.md, "Fill model"). */
+  fill: fillModelSchema.default(fillModelSchema.parse({})),
+  /** Seeds the fill model's random draws (auction outcomes, bridge failures): the same seed repeats a run exactly. */
   seed: z.number().int().min(0).default(1),
   /** Prices are `quote` per `base`; default: the quote set's header (`base`, `quote`, `chainId`, `bridgeQuoteToken`). */
   pair: z.strictObject({ base: pairTokenSchema, quote: pairTokenSchema }).optional(),
   /** Points of the equity and price curves over the run. */
   samples: z.number().int().min(10).max(100_000).default(2_000),
+  /** How the results' ratios are computed: the annual risk-free rate Sharpe and Sortino subtract (0.04 = 4 %). */
+  metrics: z.strictObject({ riskFreeRate: z.number().min(-1).max(1).default(0) }).default({ riskFreeRate: 0 }),
 })
 
 export const deltaflowConfigSchema = z.strictObject({
@@ -202,6 +205,14 @@ export const deltaflowConfigSchema = z.strictObject({
       })
     }),
 })
+
+/**
+ * Keys an older configuration may hold, by dotted path, and where they are now: the loader's error for such a key
+ * names its new place.
+ */
+export const renamedConfigKeys: Readonly<Record<string, string>> = {
+  'backtest.fillModel': 'backtest.fill (the same figures, plus `model: ideal | realistic`)',
+}
 
 /**
  * The JSON Schema of the configuration for editors (`deltaflow schema > deltaflow.schema.json`): the input side, so

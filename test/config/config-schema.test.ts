@@ -34,6 +34,13 @@ describe('deltaflow schema', () => {
     expect(schema.additionalProperties).toBe(false)
     expect(schema.properties.mode?.enum).toEqual(['paper', 'dry-run', 'live'])
     expect(Object.keys(schema.properties.risk?.properties ?? {})).toContain('killSwitch')
-    expect(Object.keys(schema.properties.backtest?.properties ?? {}).sort()).toEqual(['balances', 'fillModel', 'pair', 'samples', 'seed'])
+    expect(Object.keys(schema.properties.backtest?.properties ?? {}).sort()).toEqual([
+      'balances',
+      'fill',
+      'metrics',
+      'pair',
+      'samples',
+      'seed',
+    ])
   })
 })

@@ -64,12 +64,12 @@ export type DumpedPage = {
   survivors: number[]
 }
 
-/**
- * Loads `file` in headless Chromium and returns its DOM as `--dump-dom` prints it, with the page's console output.
- * A fresh user-data-dir per call; the browser runs in its own process group, killed whole when it is done or after
- * `timeoutMs`. (With JavaScript disabled `--dump-dom` prints nothing: it reads the DOM through the page's script.)
- */
-export async function dumpDom(file: string, options: { timeoutMs?: number } = {}): Promise<DumpedPage> {
+/** Runs headless Chromium on `file` with `extra` flags; its process group is killed whole when done or after timeoutMs. */
+async function runChromium(
+  file: string,
+  extra: readonly string[],
+  timeoutMs: number,
+): Promise<{ stdout: string; console: string[]; survivors: number[] }> {
   const binary = findChromium()
   const profile = mkdtempSync(join(tmpdir(), 'deltaflow-chromium-'))
   const args = [
@@ -82,7 +82,7 @@ export async function dumpDom(file: string, options: { timeoutMs?: number } = {}
     `--user-data-dir=${profile}`,
     '--enable-logging=stderr',
     '--v=0',
-    '--dump-dom',
+    ...extra,
     pathToFileURL(file).href,
   ]
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -95,7 +95,6 @@ export async function dumpDom(file: string, options: { timeoutMs?: number } = {}
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk
   })
-  const timeoutMs = options.timeoutMs ?? 20_000
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -123,7 +122,37 @@ export async function dumpDom(file: string, options: { timeoutMs?: number } = {}
     .split('\n')
     .map((line) => /:CONSOLE[:(]\d*\)?\] (.*)$/.exec(line)?.[1])
     .filter((message): message is string => message !== undefined)
-  return { dom: stdout, console: consoleLines, survivors }
+  return { stdout, console: consoleLines, survivors }
+}
+
+export type ChromiumOptions = {
+  timeoutMs?: number
+  /** The browser window in CSS pixels (Chromium's default is 800 × 600). */
+  windowSize?: { width: number; height: number }
+}
+
+function windowFlags(options: ChromiumOptions): string[] {
+  return options.windowSize ? [`--window-size=${options.windowSize.width},${options.windowSize.height}`] : []
+}
+
+/**
+ * Loads `file` in headless Chromium and returns its DOM as `--dump-dom` prints it, with the page's console output.
+ * A fresh user-data-dir per call; the browser runs in its own process group, killed whole when it is done or after
+ * `timeoutMs`. (With JavaScript disabled `--dump-dom` prints nothing: it reads the DOM through the page's script.)
+ */
+export async function dumpDom(file: string, options: ChromiumOptions = {}): Promise<DumpedPage> {
+  const run = await runChromium(file, [...windowFlags(options), '--dump-dom'], options.timeoutMs ?? 20_000)
+  return { dom: run.stdout, console: run.console, survivors: run.survivors }
+}
+
+/** Loads `file` in headless Chromium and writes a PNG of its window to `png` (make the window as tall as the page). */
+export async function screenshotPage(
+  file: string,
+  png: string,
+  options: ChromiumOptions = {},
+): Promise<{ console: string[]; survivors: number[] }> {
+  const run = await runChromium(file, [...windowFlags(options), '--hide-scrollbars', `--screenshot=${png}`], options.timeoutMs ?? 20_000)
+  return { console: run.console, survivors: run.survivors }
 }
 
 async function waitUntilGone(marker: string, timeoutMs: number): Promise<number[]> {
@@ -140,7 +169,12 @@ export type ChartMarks = {
   svg: string | undefined
   lines: { className: string; d: string; commands: number }[]
   markers: { side: string; count: number }[]
-  bars: { count: number }[]
+  /** Histogram bars: how many values each holds, and its kind (`better`, `worse`, `neutral`). */
+  bars: { count: number; kind: string }[]
+  /** Shaded time spans, by kind (`drawdown`, `recovery`). */
+  bands: string[]
+  /** Filled areas under lines, by the line's name. */
+  areas: string[]
   /** Elements the page's script added for the hover readout. */
   readout: boolean
 }
@@ -152,7 +186,7 @@ function attribute(tag: string, name: string): string | undefined {
 /** The drawn marks of one chart of a backtest report, read from HTML (as written, or as a browser serialized it). */
 export function chartMarks(html: string, id: string): ChartMarks {
   const start = html.indexOf(`<svg id="${id}"`)
-  if (start < 0) return { svg: undefined, lines: [], markers: [], bars: [], readout: false }
+  if (start < 0) return { svg: undefined, lines: [], markers: [], bars: [], bands: [], areas: [], readout: false }
   const svg = html.slice(start, html.indexOf('</svg>', start) + '</svg>'.length)
   const tags = (name: string, className: string) =>
     [...svg.matchAll(new RegExp(`<${name}\\b[^>]*>`, 'g'))]
@@ -168,7 +202,12 @@ export function chartMarks(html: string, id: string): ChartMarks {
       side: (attribute(tag, 'class') ?? '').replace('marker', '').trim(),
       count: Number(attribute(tag, 'data-count')),
     })),
-    bars: tags('rect', 'bar').map((tag) => ({ count: Number(attribute(tag, 'data-count')) })),
+    bars: tags('rect', 'bar').map((tag) => ({
+      count: Number(attribute(tag, 'data-count')),
+      kind: (attribute(tag, 'class') ?? '').replace('bar', '').trim(),
+    })),
+    bands: tags('rect', 'band').map((tag) => (attribute(tag, 'class') ?? '').replace('band', '').trim()),
+    areas: tags('path', 'area').map((tag) => (attribute(tag, 'class') ?? '').replace('area', '').trim()),
     readout: tags('g', 'readout').length > 0,
   }
 }
