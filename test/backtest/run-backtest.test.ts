@@ -1,26 +1,23 @@
-import { writeFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { backtestResultOf } from '../../src/backtest/backtest-results.js'
-import type { CandlePair } from '../../src/backtest/candle-quote-model.js'
-import { defaultCandleQuoteModel } from '../../src/backtest/candle-quote-model.js'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
-import { packRecordedQuotes } from '../../src/backtest/quote-store.js'
-import { writeQuotesFromCandles } from '../../src/backtest/quotes-from-candles.js'
 import { createReplayBook, LookAheadError } from '../../src/backtest/replay-book.js'
 import type { QuoteReplaySource } from '../../src/backtest/replay-source.js'
 import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { loadConfigDocument } from '../../src/config/load-config.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
+import {
+  exampleConfigs,
+  limitSellingWeth,
+  openStrategiesStore,
+  strategiesQuoteSet,
+  usdc,
+  weth,
+  writeFlatCandleQuotes,
+  writeScriptedConfig,
+} from './fixtures/backtest-inputs.js'
 import { seen } from './fixtures/scripted.js'
-
-const weth = { symbol: 'WETH', address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2' as const, decimals: 18 }
-const usdc = { symbol: 'USDC', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' as const, decimals: 6 }
-const pair: CandlePair = { chainId: 1, base: weth, quote: usdc }
-const scripted = fileURLToPath(new URL('./fixtures/scripted.ts', import.meta.url))
-const strategiesSet = fileURLToPath(new URL('../fixtures/quotes/ethusdt-strategies.jsonl.gz', import.meta.url))
-const configs = fileURLToPath(new URL('../../config/', import.meta.url))
 
 const directory = createTempDirectory('deltaflow-backtest-')
 afterAll(() => directory.cleanup())
@@ -31,23 +28,8 @@ const jumpAt = t0 + 6 * 300_000
 let jumpQuotes: string
 
 beforeAll(async () => {
-  const rows = ['open_time,open,high,low,close']
-  for (let index = 0; index < 12; index++) {
-    const price = index < 6 ? '2000' : '2400'
-    rows.push(`${t0 + index * 300_000},${price},${price},${price},${price}`)
-  }
-  const csv = directory.path('jump.csv')
-  writeFileSync(csv, `${rows.join('\n')}\n`)
-  jumpQuotes = directory.path('jump.jsonl')
-  await writeQuotesFromCandles({
-    candles: csv,
-    out: jumpQuotes,
-    pair,
-    sizes: [{ token: 'base', amount: 10n ** 18n }],
-    sides: ['SELL', 'BUY'],
-    sources: ['market', 'delta'],
-    model: defaultCandleQuoteModel,
-  })
+  const prices = Array.from({ length: 12 }, (_, index) => (index < 6 ? '2000' : '2400'))
+  jumpQuotes = await writeFlatCandleQuotes(directory, 'jump', { from: t0, prices })
 })
 
 beforeEach(() => {
@@ -57,30 +39,16 @@ beforeEach(() => {
 })
 
 let configs_ = 0
+/** The scripted strategy with `steps`, 2 WETH and 5,000 USDC, subscribed to Market quotes selling 1 WETH; `extra`: more backtest keys. */
 function scriptedConfig(steps: unknown[], extra: Record<string, unknown> = {}): string {
-  const file = directory.path(`scripted-${configs_++}.yaml`)
-  const config = {
-    mode: 'paper',
-    risk: { maxSlippageBps: 500, maxPriceImpactPercent: 10 },
-    backtest: {
-      balances: { [`1:${weth.address}`]: String(2n * 10n ** 18n), [`1:${usdc.address}`]: '5000000000' },
-      ...extra,
-    },
-    strategies: [
-      {
-        name: 'scripted',
-        use: scripted,
-        config: {
-          steps,
-          subscribe: [
-            { source: 'market', chainId: 1, srcToken: weth.address, destToken: usdc.address, amount: String(10n ** 18n), side: 'SELL' },
-          ],
-        },
-      },
+  return writeScriptedConfig(directory, `scripted-${configs_++}`, {
+    steps,
+    balances: { weth: 2n * 10n ** 18n, usdc: 5_000_000_000n },
+    backtest: extra,
+    subscribe: [
+      { source: 'market', chainId: 1, srcToken: weth.address, destToken: usdc.address, amount: String(10n ** 18n), side: 'SELL' },
     ],
-  }
-  writeFileSync(file, JSON.stringify(config))
-  return file
+  })
 }
 
 const sellWeth = (mode: 'market' | 'delta') => ({
@@ -142,20 +110,8 @@ describe('runBacktest: no look-ahead', () => {
 
 describe('runBacktest: fill model', () => {
   it('fills a Delta swap from the Market quotes of a recording that has no Delta quotes, and says so', async () => {
-    const rows = ['open_time,open,high,low,close']
-    for (let index = 0; index < 12; index++) rows.push(`${t0 + index * 300_000},2000,2000,2000,2000`)
-    const csv = directory.path('market-only.csv')
-    writeFileSync(csv, `${rows.join('\n')}\n`)
-    const marketOnly = directory.path('market-only.jsonl')
-    await writeQuotesFromCandles({
-      candles: csv,
-      out: marketOnly,
-      pair,
-      sizes: [{ token: 'base', amount: 10n ** 18n }],
-      sides: ['SELL', 'BUY'],
-      sources: ['market'],
-      model: defaultCandleQuoteModel,
-    })
+    const prices = Array.from({ length: 12 }, () => '2000')
+    const marketOnly = await writeFlatCandleQuotes(directory, 'market-only', { from: t0, prices, sources: ['market'] })
     const { run: ran } = await run(scriptedConfig([{ at: t0 + 600_000, key: 'delta', intent: sellWeth('delta') }]), marketOnly)
     expect(ran.ordersByStrategy.scripted).toEqual({ COMPLETED: 1 })
     expect(seen.fills).toHaveLength(1)
@@ -165,7 +121,7 @@ describe('runBacktest: fill model', () => {
 
   it('settles a Delta swap after the auction, at the quote of that moment improved by improvementBps', async () => {
     const config = scriptedConfig([{ at: jumpAt - 10_000, key: 'delta', intent: sellWeth('delta') }], {
-      fillModel: { delta: { auctionSeconds: 60, improvementBps: 10 } },
+      fill: { model: 'ideal', delta: { auctionSeconds: 60, improvementBps: 10 } },
     })
     await run(config)
     expect(seen.fills).toHaveLength(1)
@@ -176,15 +132,7 @@ describe('runBacktest: fill model', () => {
   })
 
   it('fills a LIMIT order once the quotes cross its price, at the limit', async () => {
-    const limit = {
-      kind: 'limit',
-      chainId: 1,
-      srcToken: weth.address,
-      destToken: usdc.address,
-      srcAmount: String(10n ** 18n),
-      destAmount: '2300000000',
-      validitySeconds: 3600,
-    }
+    const limit = limitSellingWeth(2_300_000_000n, 3600)
     await run(scriptedConfig([{ at: t0 + 60_000, key: 'limit', intent: limit }]))
     expect(seen.fills).toHaveLength(1)
     const fill = seen.fills[0] as (typeof seen.fills)[0]
@@ -194,7 +142,7 @@ describe('runBacktest: fill model', () => {
 
   it('charges Market swaps the model slippage and the quoted gas', async () => {
     const config = scriptedConfig([{ at: t0 + 60_000, key: 'm', intent: sellWeth('market') }], {
-      fillModel: { market: { slippageBps: 20 } },
+      fill: { model: 'ideal', market: { slippageBps: 20 } },
     })
     const { result } = await run(config)
     const quote = seen.quotes.find((item) => item.now >= t0 + 60_000)
@@ -217,13 +165,11 @@ describe('runBacktest: fill model', () => {
 describe('runBacktest: the built-in strategies and determinism', () => {
   let store: QuoteReplaySource
   beforeAll(async () => {
-    const file = directory.path('strategies.sqlite')
-    await packRecordedQuotes({ input: strategiesSet, output: file })
-    store = await openQuoteReplay(file)
+    store = await openStrategiesStore(directory)
   }, 60_000)
 
   it('runs the DCA example to its end: every TWAP completes and the budget is spent to the unit', async () => {
-    const { run: done, result } = await run(`${configs}dca.yaml`, strategiesSet, store)
+    const { run: done, result } = await run(`${exampleConfigs}dca.yaml`, strategiesQuoteSet, store)
     expect(result.summary.ordersByStatus).toEqual({ COMPLETED: 24 })
     const spent = done.venue.fills().reduce((sum, fill) => sum + fill.spent, 0n)
     expect(spent).toBe(1_000_000_000n)
@@ -235,10 +181,10 @@ describe('runBacktest: the built-in strategies and determinism', () => {
   })
 
   it('gives the same trades, to the hash, from the JSONL recording and from its packed store, run after run', async () => {
-    const first = await run(`${configs}dca.yaml`, strategiesSet, store)
-    const second = await run(`${configs}dca.yaml`, strategiesSet, store)
+    const first = await run(`${exampleConfigs}dca.yaml`, strategiesQuoteSet, store)
+    const second = await run(`${exampleConfigs}dca.yaml`, strategiesQuoteSet, store)
     expect(second.result).toEqual(first.result)
-    const jsonl = await run(`${configs}dca.yaml`, strategiesSet)
+    const jsonl = await run(`${exampleConfigs}dca.yaml`, strategiesQuoteSet)
     expect(jsonl.result.tradesHash).toBe(first.result.tradesHash)
   }, 60_000)
 
@@ -246,9 +192,9 @@ describe('runBacktest: the built-in strategies and determinism', () => {
     const hashes = new Map<number, string[]>()
     for (const seed of [7, 7, 8]) {
       const config = directory.path(`rebalancer-${seed}-${hashes.size}.yaml`)
-      const document = loadConfigDocument(`${configs}rebalancer.yaml`, { set: [{ path: 'backtest.seed', value: String(seed) }] })
+      const document = loadConfigDocument(`${exampleConfigs}rebalancer.yaml`, { set: [{ path: 'backtest.seed', value: String(seed) }] })
       const done = await runBacktest({ document, source: store })
-      const result = backtestResultOf(done, { config, quotes: strategiesSet, seed })
+      const result = backtestResultOf(done, { config, quotes: strategiesQuoteSet, seed })
       hashes.set(seed, [...(hashes.get(seed) ?? []), result.tradesHash])
       expect(result.summary.ordersByStatus.COMPLETED ?? 0).toBeGreaterThan(0)
     }
