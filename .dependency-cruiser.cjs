@@ -67,6 +67,31 @@ module.exports = {
       to: { path: '^src/exec/' },
     },
     {
+      name: 'console-ui-is-a-browser-app',
+      severity: 'error',
+      comment:
+        'The web console runs in a browser and talks to the bot over HTTP only: it may import itself, the answer schemas of the ' +
+        'control API (src/runtime/console/*-answer(s).ts, console-event.ts), src/domain, zod and uplot. Nothing imports it: the build bundles it.',
+      from: { path: '^src/console-ui/' },
+      to: {
+        pathNot: [
+          '^src/console-ui/',
+          '^src/runtime/console/[a-z-]+-answers?\\.ts$',
+          '^src/runtime/console/console-event\\.ts$',
+          '^src/domain/',
+          '(^|/)node_modules/(zod|uplot)/',
+        ],
+      },
+    },
+    {
+      name: 'nothing-imports-console-ui',
+      severity: 'error',
+      comment:
+        'src/console-ui/ is browser code, bundled on its own into dist/console-ui/ and served as files: no server module imports it.',
+      from: { pathNot: '^src/console-ui/' },
+      to: { path: '^src/console-ui/' },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment:

@@ -3,6 +3,8 @@
 //   esbuild: the transform tsx applies when running from source, in about a second (tsc takes ~20 s to emit it).
 // - Declarations for the public entry and the modules its types reach, by tsc (tsconfig.build.json).
 // - The files modules read beside themselves (Solidity sources, market data): everything but .ts and .md.
+// - The web console (src/console-ui/, a browser app): one bundle with its charting library and CSS, in
+//   dist/console-ui/, which the ops server serves; nothing is fetched from a CDN at run time.
 // Type checking is `npm run typecheck`'s job, not the install's.
 // `--if-stale` builds only when dist/ was not built from the sources as they are now (its stamp is a hash of them):
 // `npm start` and the test run use it, so a checkout never runs a stale dist/.
@@ -28,8 +30,10 @@ const files = ['src', 'strategies'].flatMap((directory) =>
 const stamp = sourceStamp(root)
 if (process.argv.includes('--if-stale') && builtStamp(root) === stamp) process.exit(0)
 
-const modules = files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-const assets = files.filter((file) => !file.endsWith('.ts') && !file.endsWith('.md'))
+const consoleUi = 'src/console-ui/'
+const serverFiles = files.filter((file) => !file.startsWith(consoleUi))
+const modules = serverFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+const assets = serverFiles.filter((file) => !file.endsWith('.ts') && !file.endsWith('.md'))
 
 const { build } = await import('esbuild')
 try {
@@ -45,6 +49,21 @@ try {
       logLevel: 'warning',
     }),
   )
+  const bundled = await timed(() =>
+    build({
+      absWorkingDir: root,
+      entryPoints: { app: `${consoleUi}main.ts` },
+      outdir: join(outDir, 'console-ui'),
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: ['chrome111', 'firefox115', 'safari16.4'],
+      minify: true,
+      legalComments: 'eof',
+      logLevel: 'warning',
+    }),
+  )
+  cpSync(join(root, consoleUi, 'index.html'), join(outDir, 'console-ui', 'index.html'))
   const declared = await timed(async () => emitDeclarations())
   for (const asset of assets) cpSync(join(root, asset), join(outDir, asset))
   writeFileSync(join(outDir, stampName), `${stamp}\n`)
@@ -53,7 +72,7 @@ try {
   renameSync(outDir, distDir)
   rmSync(previous, { recursive: true, force: true })
   console.log(
-    `build: dist/ with ${modules.length} modules (esbuild, ${transpiled} s), declarations (tsc, ${declared} s), ${assets.length} assets`,
+    `build: dist/ with ${modules.length} modules (esbuild, ${transpiled} s), the web console (esbuild, ${bundled} s), declarations (tsc, ${declared} s), ${assets.length} assets`,
   )
 } finally {
   rmSync(outDir, { recursive: true, force: true })

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { fillModelSchema } from '../backtest/fill-model.js'
 import { riskLimitsSchema } from '../exec/risk/risk-limits-schema.js'
 import { configNameSchema, configPathSchema, strategyReferenceSchema, tokenSymbolSchema } from './config-names.js'
+import { notificationsConfigSchema } from './notifications-schema.js'
 
 const chainIdKey = z
   .string()
@@ -81,6 +82,17 @@ export const sandboxConfigSchema = z.strictObject({
   accountIndex: z.number().int().min(0).max(9).default(0),
 })
 
+/** Where the console's bearer token is read (section `ops.auth`): a file wins over the variable. */
+export const opsAuthConfigSchema = z.strictObject({
+  /** Default DELTAFLOW_OPS_TOKEN; a variable named here explicitly must be set. */
+  tokenEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+    .optional(),
+  /** A file holding the token (surrounding whitespace ignored). */
+  tokenFile: configPathSchema.optional(),
+})
+
 /** The operations endpoint of `deltaflow run` (section `ops`): GET /metrics (Prometheus) and GET /health. */
 export const opsConfigSchema = z.strictObject({
   /** Absent: no endpoint. 0 picks a free port (logged at startup). */
@@ -88,6 +100,12 @@ export const opsConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   /** GET /health answers 503 once the venue or a chain has failed without one answer for longer than this, ms. */
   unhealthyAfterMs: z.number().int().min(100).default(60_000),
+  /** The operator console under /api/ (reads, actions, live events; src/runtime/console). */
+  console: z.boolean().default(false),
+  /** The console's bearer token: required for every action, and for every /api/ request on a non-loopback host. */
+  auth: opsAuthConfigSchema.default(opsAuthConfigSchema.parse({})),
+  /** Console actions accepted per minute, all clients together; more are answered 429. */
+  actionsPerMinute: z.number().int().min(1).max(10_000).default(60),
 })
 
 const environmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
@@ -185,6 +203,8 @@ export const deltaflowConfigSchema = z.strictObject({
   /** `deltaflow run` stops by itself after this many real seconds (as with --for); absent: until SIGINT / SIGTERM. */
   runForSeconds: z.number().positive().optional(),
   ops: opsConfigSchema.default(opsConfigSchema.parse({})),
+  /** Webhook and Telegram targets told about fills, failures, pauses and more (src/runtime/notify). */
+  notifications: notificationsConfigSchema.default(notificationsConfigSchema.parse({})),
   backtest: backtestConfigSchema.default(backtestConfigSchema.parse({})),
   /** `deltaflow maker`: absent in a bot's config. */
   maker: makerConfigSchema.optional(),

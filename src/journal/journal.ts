@@ -2,11 +2,16 @@ import BetterSqlite3 from 'better-sqlite3'
 import type { Clock } from '../time/clock.js'
 import { createApprovalStatements } from './approvals.js'
 import { createBalanceBaselineStatements } from './balance-baselines.js'
+import { createConsoleEventStatements } from './console-events.js'
+import { createConsoleQueries } from './console-queries.js'
 import { createDeliveryStatements } from './deliveries.js'
 import { createFirmQuoteStatements } from './firm-quotes.js'
 import { createIntentStatements } from './intents.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
 import { createModeChoiceStatements } from './mode-choices.js'
+import { createNotificationSourceStatements } from './notification-sources.js'
+import { createNotificationStatements } from './notifications.js'
+import { createOperatorActionStatements } from './operator-actions.js'
 import { createOrderEventStatements, type OrderEvent, type RecordFillParameters, type RecordStatusParameters } from './order-events.js'
 import { createOrderStatements } from './orders.js'
 import { createRefundStatements } from './refunds.js'
@@ -71,6 +76,10 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   const deliveries = createDeliveryStatements(db, clock)
   const summary = createSummaryStatements(db)
   const firmQuotes = createFirmQuoteStatements(db, clock)
+  const consoleEvents = createConsoleEventStatements(db, clock)
+  const operatorActions = createOperatorActionStatements(db, clock)
+  const notifications = createNotificationStatements(db, clock)
+  const notificationSources = createNotificationSourceStatements(db)
 
   // Status changes and fills read their orders before writing: IMMEDIATE takes the write lock first, so no other
   // connection can commit in between and fail the write with SQLITE_BUSY_SNAPSHOT.
@@ -151,6 +160,26 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     openFirmQuotes: firmQuotes.openFirmQuotes,
     firmQuotesSince: firmQuotes.firmQuotesSince,
     firmQuoteSummary: firmQuotes.firmQuoteSummary,
+    /** The notification outbox (src/journal/notifications.ts) and the rows it is filled from. */
+    enqueueNotifications: db.transaction(notifications.enqueueNotifications),
+    notificationCursor: notifications.notificationCursor,
+    dueNotifications: notifications.dueNotifications,
+    listNotifications: notifications.listNotifications,
+    markNotificationDelivered: notifications.markNotificationDelivered,
+    markNotificationFailed: notifications.markNotificationFailed,
+    markNotificationRejected: notifications.markNotificationRejected,
+    ...notificationSources,
+    /** The operator console's event sequence, pages and actions (src/runtime/console). */
+    consoleEventsAfter: consoleEvents.consoleEventsAfter,
+    lastConsoleEventId: consoleEvents.lastConsoleEventId,
+    recordStrategyEvent: db.transaction(consoleEvents.recordStrategyEvent),
+    ...createConsoleQueries(db),
+    beginOperatorAction: db.transaction(operatorActions.beginOperatorAction),
+    completeOperatorAction: db.transaction(operatorActions.completeOperatorAction),
+    failInterruptedActions: db.transaction(operatorActions.failInterruptedActions),
+    getOperatorAction: operatorActions.getOperatorAction,
+    getOperatorActionById: operatorActions.getOperatorActionById,
+    recentOperatorActions: operatorActions.recentOperatorActions,
     /** `PRAGMA integrity_check` → 'ok' or the problems SQLite found. */
     checkIntegrity: (): string => db.pragma('integrity_check', { simple: true }) as string,
     close: (): void => {

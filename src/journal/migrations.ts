@@ -323,6 +323,83 @@ export const journalMigrations: readonly JournalMigration[] = [
     PRIMARY KEY (tx_hash, log_index)
   ) STRICT, WITHOUT ROWID;
   `,
+  // The notification outbox: one row per (target, event key), so an event is never queued twice for a target, with
+  // its delivery state kept across restarts; and the cursors of the journal rows already turned into notifications.
+  `
+  CREATE TABLE notifications (
+    id INTEGER PRIMARY KEY,
+    target TEXT NOT NULL,
+    -- deterministic per event: fill:<fills.id>, intent-failed:<intents.id>, daily-summary:<YYYY-MM-DD>, ...
+    event_key TEXT NOT NULL,
+    event TEXT NOT NULL,
+    message_json TEXT NOT NULL,
+    -- rejected: the receiver refused it for good (a 4xx other than 408 and 429); never tried again
+    status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'rejected')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    -- the last failure, without the target's URL or token
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    delivered_at INTEGER,
+    UNIQUE (target, event_key)
+  ) STRICT;
+  CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'pending';
+  -- the notifier reads intents refused or failed since its cursor (updated_at, id) at each pass
+  CREATE INDEX intents_refused_or_failed ON intents (updated_at, id) WHERE status IN ('refused', 'failed');
+
+  CREATE TABLE notification_cursors (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
+  // The operator console (src/runtime/console): one sequence over what a running bot journals, so that a client of its
+  // live stream resumes from an id with nothing lost or repeated. Triggers append to console_events whatever writes the
+  // journal (the bot, `deltaflow cancel`, a reconcile), in the writer's transaction; rows are never deleted, so the
+  // rowid only grows. Operator actions are journaled with who asked, when, and their outcome under an idempotency key.
+  `
+  CREATE TABLE console_events (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('order-status', 'fill', 'refund', 'intent', 'strategy', 'action')),
+    -- order_status_history.id, fills.id, refunds.id or operator_actions.id
+    ref INTEGER,
+    -- intents.id or the strategy's name
+    subject TEXT,
+    -- the intent's status at that moment, or a strategy event as JSON
+    detail TEXT,
+    at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TRIGGER console_events_of_status AFTER INSERT ON order_status_history BEGIN
+    INSERT INTO console_events (kind, ref, at) VALUES ('order-status', new.id, new.at);
+  END;
+  CREATE TRIGGER console_events_of_fill AFTER INSERT ON fills BEGIN
+    INSERT INTO console_events (kind, ref, at) VALUES ('fill', new.id, new.recorded_at);
+  END;
+  CREATE TRIGGER console_events_of_refund AFTER INSERT ON refunds BEGIN
+    INSERT INTO console_events (kind, ref, at) VALUES ('refund', new.id, new.recorded_at);
+  END;
+  CREATE TRIGGER console_events_of_new_intent AFTER INSERT ON intents BEGIN
+    INSERT INTO console_events (kind, subject, detail, at) VALUES ('intent', new.id, new.status, new.updated_at);
+  END;
+  CREATE TRIGGER console_events_of_intent AFTER UPDATE OF status ON intents WHEN new.status IS NOT old.status BEGIN
+    INSERT INTO console_events (kind, subject, detail, at) VALUES ('intent', new.id, new.status, new.updated_at);
+  END;
+
+  CREATE TABLE operator_actions (
+    id INTEGER PRIMARY KEY,
+    -- the client's Idempotency-Key (or action id): the same key answers the first outcome without acting again
+    key TEXT NOT NULL UNIQUE,
+    action TEXT NOT NULL,
+    target TEXT,
+    request_json TEXT NOT NULL,
+    -- the token's name (the setting that holds it), never the token
+    requested_by TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+    outcome_json TEXT,
+    requested_at INTEGER NOT NULL,
+    completed_at INTEGER
+  ) STRICT;
+  `,
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */

@@ -3,10 +3,10 @@ import { BaseError } from '../errors/base.js'
 /** start() or stop() called in the wrong state (a bot starts once and stops once): a bug in the caller, fatal. */
 export class BotStateError extends BaseError {
   override name = 'BotStateError' as const
-  constructor({ action, state }: { action: 'start' | 'stop'; state: string }) {
+  constructor({ action, state }: { action: 'start' | 'stop' | 'reconcile'; state: string }) {
     super(`cannot ${action} a bot that is ${state}`, {
       details: { action, state },
-      hint: action === 'start' ? 'create a new bot to start again' : 'call start() first, and stop() once',
+      hint: action === 'start' ? 'create a new bot to start again' : `call start() first${action === 'stop' ? ', and stop() once' : ''}`,
       errorClass: 'fatal',
     })
   }

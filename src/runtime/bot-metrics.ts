@@ -13,8 +13,8 @@ export type BotMetrics = {
   execution: (kind: string, status: string, durationMs: number) => void
   executionError: () => void
   reconcile: (durationMs: number, ok: boolean) => void
-  /** A pass's failed reads (by endpoint or chain) and the chains it left out. */
-  reconcileReport: (report: Pick<ReconcileReport, 'readErrors' | 'skipped'>) => void
+  /** A pass's failed reads (by endpoint or chain), the chains it left out, and the fill figures the chain contradicted. */
+  reconcileReport: (report: Pick<ReconcileReport, 'readErrors' | 'skipped' | 'mismatches'>) => void
   delivered: (type: 'orderUpdate' | 'fill' | 'refund' | 'timer' | 'balances') => void
   handler: (strategy: string, outcome: string, durationMs: number) => void
 }

@@ -105,6 +105,13 @@ export type Bot = {
    */
   stop: () => Promise<BotStopReport>
   stats: () => BotStats
+  /**
+   * A reconciliation pass now (after the one running, if any), as the interval runs it: the kill switch checked and
+   * enforced, orders reconciled, strategies told. `ok` is false when reconciling failed (logged).
+   */
+  reconcile: () => Promise<{ ok: boolean; at: number | null }>
+  /** Cancels orders through the executor (as `deltaflow cancel` does); the next pass journals what follows. */
+  cancel: (ids: readonly string[]) => Promise<CancelOutcome[]>
 }
 
 /**
@@ -159,9 +166,11 @@ export function createBot({
   let reconciling: Promise<void> | undefined
   /** Probes in flight, per chain: a chain whose probe hangs (a node that stopped answering) is not probed twice. */
   const probing = new Map<number, Promise<void>>()
-  let killSwitchEnforced = false
+  /** The trip last enforced (its reason and whether it cancels): a new trip, or one that now cancels, is enforced again. */
+  let killSwitchEnforced: string | undefined
 
-  async function reconcilePass(): Promise<void> {
+  async function reconcilePass(): Promise<boolean> {
+    let ok = false
     const started = performance.now()
     await checkKillSwitch()
     try {
@@ -179,6 +188,7 @@ export function createBot({
       stats.reconcilePasses += 1
       stats.lastReconcileAt = context.clock.now()
       metrics?.reconcile(performance.now() - started, true)
+      ok = true
     } catch (error) {
       stats.reconcileErrors += 1
       metrics?.reconcile(performance.now() - started, false)
@@ -193,25 +203,27 @@ export function createBot({
     // Orders the executor journaled since the last pass are reported too, reconciled or not.
     if (state === 'running') dispatch.deliverOrderEvents()
     if (state === 'running') await deliverBalances()
+    return ok
   }
 
   /** Once per trip: logged, and open orders cancelled when the switch says so (the executor refuses new intents). */
   async function checkKillSwitch(): Promise<void> {
     const killSwitch = context.killSwitch
     if (!killSwitch?.isTripped()) {
-      killSwitchEnforced = false
+      killSwitchEnforced = undefined
       return
     }
-    if (killSwitchEnforced) return
-    killSwitchEnforced = true
+    const trip = `${killSwitch.reason}\n${killSwitch.cancelOpenOrders}`
+    if (killSwitchEnforced === trip) return
+    killSwitchEnforced = trip
     logger.error({ reason: killSwitch.reason, cancelOpenOrders: killSwitch.cancelOpenOrders }, 'kill switch tripped: no new orders')
     try {
       const outcomes = await executor.enforceKillSwitch()
       if (outcomes.length > 0) logKillSwitchOutcomes(outcomes)
       // Orders whose cancellation failed (a batch the venue refused) are tried again at the next pass.
-      if (outcomes.some((outcome) => outcome.outcome === 'failed')) killSwitchEnforced = false
+      if (outcomes.some((outcome) => outcome.outcome === 'failed')) killSwitchEnforced = undefined
     } catch (error) {
-      killSwitchEnforced = false
+      killSwitchEnforced = undefined
       logger.error({ err: error }, 'kill switch: cancelling open orders failed; trying again at the next pass')
     }
   }
@@ -302,9 +314,11 @@ export function createBot({
       setInterval(() => {
         // A pass still running makes this tick be skipped.
         if (reconciling) return
-        reconciling = reconcilePass().finally(() => {
-          reconciling = undefined
-        })
+        reconciling = reconcilePass()
+          .then(() => undefined)
+          .finally(() => {
+            reconciling = undefined
+          })
       }, reconcileIntervalMs),
     )
   }
@@ -339,6 +353,21 @@ export function createBot({
       return report
     },
     stats: statsOf,
+    reconcile: async () => {
+      if (state !== 'running') throw new BotStateError({ action: 'reconcile', state })
+      while (reconciling) await reconciling
+      let ok = false
+      reconciling = reconcilePass()
+        .then((passed) => {
+          ok = passed
+        })
+        .finally(() => {
+          reconciling = undefined
+        })
+      await reconciling
+      return { ok, at: stats.lastReconcileAt }
+    },
+    cancel: (ids) => executor.cancel(ids),
   }
 
   function statsOf(): BotStats {

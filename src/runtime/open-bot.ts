@@ -5,8 +5,12 @@ import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy
 import { type Bot, createBot } from './bot.js'
 import { healthOf } from './bot-health.js'
 import { createBotMetrics, type PrometheusBotMetrics } from './bot-metrics.js'
+import { resolveConsoleToken } from './console/console-token.js'
+import { type OperatorConsole, openConsole } from './console/open-console.js'
 import type { EmbeddedVenue, StartEmbeddedVenue } from './embedded-venue.js'
 import { decimalsOfRequests, loadStrategyDefinitions } from './load-strategies.js'
+import { openNotifications } from './notify/open-notifications.js'
+import { resolveNotificationTargets } from './notify/resolve-targets.js'
 import { openSession, type Session } from './open-session.js'
 import { type OpsServer, startOpsServer } from './ops-server.js'
 
@@ -29,6 +33,8 @@ export type BotSession<Venue extends EmbeddedVenue = EmbeddedVenue> = Session<Ve
   metrics: PrometheusBotMetrics
   /** GET /metrics and /health, when `ops.port` is set. */
   ops: OpsServer | undefined
+  /** The operator console under the ops server's /api/, when `ops.console` is on. */
+  console: OperatorConsole | undefined
 }
 
 /**
@@ -47,8 +53,13 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
 }: OpenBotParameters<Venue>): Promise<BotSession<Venue>> {
   const { config } = document
   const definitions = await loadStrategyDefinitions(document)
+  // A target whose variable is missing stops the bot here, before anything starts.
+  const notificationTargets = resolveNotificationTargets({ config: config.notifications, env: env ?? process.env, locate: document.locate })
+  // A non-loopback console without a token stops the bot here, before anything starts.
+  const consoleToken = config.ops.console && config.ops.port !== undefined ? resolveConsoleToken(config.ops, env ?? process.env) : undefined
   const session = await openSession({ config, logger, env, startEmbedded, live, enforceMode: true })
   let ops: OpsServer | undefined
+  let operatorConsole: OperatorConsole | undefined
   try {
     const { clock, journal, context, connections } = session
     const strategies = definitions.map(({ entry, definition }) =>
@@ -60,27 +71,54 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
     )
     const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies, connections })
     session.watchTransport({ api: metrics.observeApi, rpc: metrics.observeRpc })
-    const bot = createBot({
+    const notifications = openNotifications({
+      targets: notificationTargets,
+      config,
+      session,
+      strategies: () => bot.stats().strategies,
+      logger,
+    })
+    const trading = createBot({
       context,
       strategies,
       feedIntervalMs: config.feed.intervalMs,
       reconcileIntervalMs: config.reconcile.intervalMs,
       decimalsOf,
       logger,
-      metrics,
+      metrics: notifications.observe(metrics),
       dryRun: config.mode === 'dry-run',
       stopWaitMs,
       connections,
     })
+    // Notifications start once the bot has started and stop after it.
+    const bot = notifications.attach(trading)
+    if (config.ops.port !== undefined && config.ops.console) {
+      operatorConsole = openConsole({
+        config,
+        journal,
+        clock,
+        bot,
+        strategies,
+        killSwitch: session.killSwitch,
+        chains: session.chains,
+        account: session.account.address,
+        venueUrl: session.venue.embedded === undefined ? session.venue.url : undefined,
+        connections,
+        logger,
+        token: consoleToken,
+      })
+    }
     if (config.ops.port !== undefined) {
       ops = await startOpsServer({
         host: config.ops.host,
         port: config.ops.port,
         metrics: () => metrics.render(),
         health: () => healthOf(bot, clock, config, connections),
+        mount: operatorConsole?.mount,
       })
     }
     const opened = ops
+    const openedConsole = operatorConsole
     let closing: Promise<void> | undefined
     return {
       ...session,
@@ -89,8 +127,10 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       decimalsOf,
       metrics,
       ops,
+      console: openedConsole,
       close: () => {
         closing ??= (async () => {
+          openedConsole?.close()
           await opened?.close()
           await session.close()
         })()
@@ -98,6 +138,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       },
     }
   } catch (error) {
+    operatorConsole?.close()
     await ops?.close()
     await session.close()
     throw error

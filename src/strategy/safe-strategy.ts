@@ -33,6 +33,8 @@ export type StrategyStats = {
   failures: number
   consecutiveFailures: number
   paused: boolean
+  /** Why it is paused: by pause() (the operator) or after `maxConsecutiveFailures`; null while it runs. */
+  pausedBy: 'operator' | 'failures' | null
   lastError: StrategyError | null
 }
 
@@ -119,6 +121,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     failures: 0,
     consecutiveFailures: 0,
     paused: false,
+    pausedBy: null,
     lastError: null,
   }
   let queue: Promise<unknown> = Promise.resolve()
@@ -179,6 +182,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     log.error({ err: error, handler: error.handler, consecutiveFailures: stats.consecutiveFailures }, 'strategy handler failed')
     if (stats.consecutiveFailures >= maxConsecutiveFailures) {
       stats.paused = true
+      stats.pausedBy = 'failures'
       log.error({ consecutiveFailures: stats.consecutiveFailures }, 'strategy paused after consecutive failures')
     }
     return { outcome: 'failed', error, paused: stats.paused }
@@ -203,10 +207,13 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     handleIntentResult: (event) => deliver('onIntentResult', { value: freezeCopy(event) }),
     stop: () => deliver('onStop'),
     pause: () => {
+      if (stats.paused) return
       stats.paused = true
+      stats.pausedBy = 'operator'
     },
     resume: () => {
       stats.paused = false
+      stats.pausedBy = null
       stats.consecutiveFailures = 0
     },
     stats: () => ({ ...stats }),

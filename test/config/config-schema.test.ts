@@ -21,6 +21,7 @@ describe('deltaflow schema', () => {
         'feed',
         'maker',
         'mode',
+        'notifications',
         'ops',
         'reconcile',
         'risk',

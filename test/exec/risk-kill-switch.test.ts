@@ -32,6 +32,27 @@ describe('createKillSwitch', () => {
     expect(killSwitch.isTripped()).toBe(false)
   })
 
+  it('is engaged by the operator with its own cancelOpenOrders until released, and release leaves the file alone', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'deltaflow-kill-'))
+    const file = join(directory, 'STOP')
+    try {
+      const killSwitch = track(createKillSwitch({ file }))
+      killSwitch.engage({ reason: 'market halt', cancelOpenOrders: true })
+      expect(killSwitch).toMatchObject({ reason: 'market halt', source: 'operator', cancelOpenOrders: true })
+      expect(killSwitch.isTripped()).toBe(true)
+      killSwitch.reset()
+      expect(killSwitch.isTripped()).toBe(true)
+      writeFileSync(file, '')
+      killSwitch.release()
+      expect(killSwitch).toMatchObject({ reason: `kill-switch file ${file} exists`, source: 'file', cancelOpenOrders: false })
+      rmSync(file)
+      expect(killSwitch.isTripped()).toBe(false)
+      expect(killSwitch.source).toBeUndefined()
+    } finally {
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+
   it('trips on its signal and stays tripped until reset', async () => {
     const killSwitch = track(createKillSwitch({ signal: 'SIGUSR2', cancelOpenOrders: true }))
     expect(killSwitch.isTripped()).toBe(false)

@@ -75,6 +75,12 @@ const breaches = [
     'src/journal/breach-order-row.ts → src/exec/submit-intent.ts',
   ],
   ['nothing-imports-cli', 'the backtest imports a command', 'src/backtest/breach-report.ts → src/cli/main.ts'],
+  [
+    'console-ui-is-a-browser-app',
+    'the web console takes a type from the executor (type-only import)',
+    'src/console-ui/breach-reads-exec.ts → src/exec/submit-intent.ts',
+  ],
+  ['nothing-imports-console-ui', 'the runtime imports the web console', 'src/runtime/breach-imports-console-ui.ts → src/console-ui/app.ts'],
   ['no-cycles', 'two feed modules import each other (one way type-only)', 'cycle src/feed/quotes.ts ↔ src/feed/replay.ts'],
   ['imports-resolve', 'an import points at no file', 'src/api/breach-unresolved.ts → ./missing.js'],
 ] as const
@@ -95,6 +101,9 @@ const allowed = [
   ['src/cli/main.ts', 'src/sandbox/venue.ts'],
   ['src/cli/main.ts', 'src/exec/submit-intent.ts'],
   ['src/index.ts', 'src/domain/intent.ts'],
+  ['src/console-ui/app.ts', 'src/domain/intent.ts'],
+  ['src/console-ui/app.ts', 'src/runtime/console/status-answer.ts'],
+  ['src/console-ui/app.ts', 'node_modules/zod'],
 ] as const
 
 describe('layer rules (.dependency-cruiser.cjs) on a fixture tree', () => {

@@ -16,6 +16,7 @@ import { createSafeStrategy } from '../../src/strategy/safe-strategy.js'
 import { type Clock, systemClock } from '../../src/time/clock.js'
 import ladder from '../../strategies/ladder/index.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
+import { farLadderConfig } from '../helpers/far-ladder.js'
 import { placeOpenLimitOrders } from '../helpers/open-limit-orders.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
@@ -51,18 +52,7 @@ const weth = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
 const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
 
 /** Sells 0.01 WETH at four prices far above any market: every level stays open until cancelled on stop. */
-const farLadder = {
-  chainId: 1,
-  side: 'sell',
-  base: { address: weth, decimals: 18 },
-  quote: { address: usdc, decimals: 6 },
-  lowerPrice: '100000',
-  upperPrice: '100300',
-  levels: 4,
-  sizePerLevel: '10000000000000000',
-  validitySeconds: 7200,
-  cancelOnStop: true,
-}
+const farLadder = { ...farLadderConfig({ weth, usdc }), cancelOnStop: true }
 
 describe('settleOrders', () => {
   it('follows for the venue time asked on a clock running at any speed, and names the orders still pending', async () => {

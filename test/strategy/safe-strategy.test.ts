@@ -149,7 +149,14 @@ describe('createSafeStrategy', () => {
       'skipped',
     ])
     expect(calls).toBe(3)
-    expect(broken.stats()).toMatchObject({ paused: true, failures: 3, consecutiveFailures: 3, eventsHandled: 3, eventsSkipped: 1 })
+    expect(broken.stats()).toMatchObject({
+      paused: true,
+      pausedBy: 'failures',
+      failures: 3,
+      consecutiveFailures: 3,
+      eventsHandled: 3,
+      eventsSkipped: 1,
+    })
     expect(healthy.stats()).toMatchObject({ paused: false, failures: 0, eventsHandled: 4 })
     expect(lines().filter((line) => line.msg === 'strategy paused after consecutive failures')).toEqual([
       expect.objectContaining({ strategy: 'failing', consecutiveFailures: 3 }),
@@ -157,7 +164,10 @@ describe('createSafeStrategy', () => {
 
     broken.resume()
     expect((await broken.handleQuote(sampleQuote(1n))).outcome).toBe('failed')
-    expect(broken.stats()).toMatchObject({ paused: false, consecutiveFailures: 1, failures: 4 })
+    expect(broken.stats()).toMatchObject({ paused: false, pausedBy: null, consecutiveFailures: 1, failures: 4 })
+    broken.pause()
+    broken.pause()
+    expect(broken.stats()).toMatchObject({ paused: true, pausedBy: 'operator' })
   })
 
   it('resets the count of consecutive failures on a success', async () => {

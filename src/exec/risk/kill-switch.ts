@@ -21,11 +21,21 @@ export type CreateKillSwitchParameters = {
   signalSource?: SignalSource | undefined
 }
 
+/** Who tripped it: the signal or trip(), the operator (engage()), or the file. */
+export type KillSwitchSource = 'signal' | 'operator' | 'file'
+
 export type KillSwitch = {
   isTripped: () => boolean
   /** Why it is tripped; undefined while it is not. */
   readonly reason: string | undefined
+  /** What tripped it (the first of signal, operator, file); undefined while it is not. */
+  readonly source: KillSwitchSource | undefined
+  /** The config's choice, or the operator's while engaged with it. */
   readonly cancelOpenOrders: boolean
+  /** The operator's switch (the console): stays engaged until release(), whatever the file and the signal do. */
+  engage: (engagement: { reason: string; cancelOpenOrders: boolean }) => void
+  /** Releases the operator's switch only; a signal's trip or the file still hold. */
+  release: () => void
   /** Trips it by hand (stays tripped until reset()). */
   trip: (reason: string) => void
   /** Clears a trip by signal or by hand; a kill-switch file still trips it while it exists. */
@@ -45,18 +55,32 @@ export function createKillSwitch({
   signalSource = process,
 }: CreateKillSwitchParameters = {}): KillSwitch {
   let latched: string | undefined
+  let engaged: { reason: string; cancelOpenOrders: boolean } | undefined
   const onSignal = () => {
     latched ??= `received ${signal}`
   }
   if (signal !== undefined) signalSource.on(signal, onSignal)
-  const reasonNow = (): string | undefined =>
-    latched ?? (file !== undefined && existsSync(file) ? `kill-switch file ${file} exists` : undefined)
+  const fileExists = () => file !== undefined && existsSync(file)
+  const reasonNow = (): string | undefined => latched ?? engaged?.reason ?? (fileExists() ? `kill-switch file ${file} exists` : undefined)
   return {
     isTripped: () => reasonNow() !== undefined,
     get reason() {
       return reasonNow()
     },
-    cancelOpenOrders,
+    get source() {
+      if (latched !== undefined) return 'signal'
+      if (engaged !== undefined) return 'operator'
+      return fileExists() ? 'file' : undefined
+    },
+    get cancelOpenOrders() {
+      return cancelOpenOrders || (engaged?.cancelOpenOrders ?? false)
+    },
+    engage: (engagement) => {
+      engaged = { ...engagement }
+    },
+    release: () => {
+      engaged = undefined
+    },
     trip: (reason) => {
       latched ??= reason
     },

@@ -1,0 +1,61 @@
+import type { z } from 'zod'
+import { type ActionAnswer, actionAnswerSchema } from '../runtime/console/action-answer.js'
+import { errorAnswerSchema } from '../runtime/console/error-answer.js'
+
+const tokenKey = 'deltaflow.console.token'
+
+/** The console token the operator typed, kept for this browser tab only (sessionStorage). */
+export const consoleToken = {
+  get: (): string | undefined => sessionStorage.getItem(tokenKey) ?? undefined,
+  set: (value: string): void => {
+    if (value === '') sessionStorage.removeItem(tokenKey)
+    else sessionStorage.setItem(tokenKey, value)
+  },
+}
+
+/** The API refused a request, or answered something its schema does not allow. */
+export class ConsoleApiError extends Error {
+  override name = 'ConsoleApiError' as const
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const token = consoleToken.get()
+  return { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra }
+}
+
+async function answerOf<Schema extends z.ZodType>(response: Response, schema: Schema, what: string): Promise<z.output<Schema>> {
+  const body: unknown = await response.json().catch(() => undefined)
+  if (!response.ok) {
+    const failed = actionAnswerSchema.safeParse(body)
+    if (failed.success)
+      throw new ConsoleApiError(response.status, `${what}: failed: ${String(failed.data.outcome?.error ?? 'no reason given')}`)
+    const refusal = errorAnswerSchema.safeParse(body)
+    const issues = refusal.success ? (refusal.data.issues ?? []).map((issue) => ` (${issue.where}: ${issue.message})`).join('') : ''
+    throw new ConsoleApiError(response.status, `${what}: ${refusal.success ? refusal.data.error : `HTTP ${response.status}`}${issues}`)
+  }
+  const parsed = schema.safeParse(body)
+  if (!parsed.success)
+    throw new ConsoleApiError(response.status, `${what}: unexpected answer (${parsed.error.issues[0]?.message ?? 'invalid'})`)
+  return parsed.data
+}
+
+/** GET `path` (under /api/), its answer checked against `schema`. */
+export async function readApi<Schema extends z.ZodType>(path: string, schema: Schema): Promise<z.output<Schema>> {
+  return answerOf(await fetch(path, { headers: headers() }), schema, `GET ${path}`)
+}
+
+/** POST an action with the console token and a fresh Idempotency-Key (a retry of the same click would reuse it). */
+export async function postAction(path: string, body: Record<string, unknown> = {}): Promise<ActionAnswer> {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: headers({ 'content-type': 'application/json', 'idempotency-key': `ui:${crypto.randomUUID()}` }),
+    body: JSON.stringify(body),
+  })
+  return answerOf(response, actionAnswerSchema, `POST ${path}`)
+}

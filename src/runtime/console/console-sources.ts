@@ -1,0 +1,26 @@
+import type { Address } from 'viem'
+import type { ChainClients } from '../../chain/chain-clients.js'
+import type { DeltaflowConfig } from '../../config/schema.js'
+import type { KillSwitch } from '../../exec/risk/kill-switch.js'
+import type { Journal } from '../../journal/journal.js'
+import type { Logger } from '../../log/logger.js'
+import type { SafeStrategy } from '../../strategy/safe-strategy.js'
+import type { Clock } from '../../time/clock.js'
+import type { Bot } from '../bot.js'
+import type { ConnectionHealth } from '../connection-health.js'
+
+/** What the console reads and acts on: the bot and the session it runs in (open-bot.ts hands them over). */
+export type ConsoleSources = {
+  config: DeltaflowConfig
+  journal: Journal
+  clock: Clock
+  bot: Bot
+  strategies: readonly SafeStrategy[]
+  killSwitch: KillSwitch
+  chains: ReadonlyMap<number, ChainClients>
+  account: Address
+  /** The venue's base URL, or undefined for the embedded sandbox. */
+  venueUrl: string | undefined
+  connections: ConnectionHealth
+  logger: Logger
+}
