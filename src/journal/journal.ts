@@ -7,6 +7,7 @@ import { createConsoleQueries } from './console-queries.js'
 import { createDeliveryStatements } from './deliveries.js'
 import { createFirmQuoteStatements } from './firm-quotes.js'
 import { createIntentStatements } from './intents.js'
+import { JournalRecordNotFoundError } from './journal-errors.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
 import { createModeChoiceStatements } from './mode-choices.js'
 import { createNotificationSourceStatements } from './notification-sources.js'
@@ -30,6 +31,18 @@ export type OpenJournalParameters = {
 }
 
 export type { OrderEvent }
+
+/** An order that never reached the venue, closed with its intent (Journal.closeUnsentOrder). */
+export type CloseUnsentOrderParameters = {
+  orderId: string
+  /** FAILED, EXPIRED or CANCELLED: what the order's mode calls an order that was never live. */
+  status: RecordStatusParameters['status']
+  /** The intent's failure reason (and the status change's, unless `statusReason` says otherwise). */
+  reason: string
+  statusReason?: string
+  /** Where the intent failed: venue, chain, ... */
+  stage: string
+}
 
 export type Journal = ReturnType<typeof openJournal>
 
@@ -86,6 +99,12 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   const recordStatusInTransaction = db.transaction(events.recordStatus)
   const recordFillInTransaction = db.transaction(events.recordFill)
   const appendInTransaction = db.transaction(events.appendOrderEvents)
+  const closeUnsentInTransaction = db.transaction((close: CloseUnsentOrderParameters) => {
+    const order = orders.getOrder({ id: close.orderId })
+    if (!order) throw new JournalRecordNotFoundError({ kind: 'order', id: close.orderId })
+    intents.failIntent(order.intentId, close.reason, close.stage)
+    return events.recordStatus({ orderId: close.orderId, status: close.status, reason: close.statusReason ?? close.reason })
+  })
   const foreignKeysOff = db.prepare('PRAGMA foreign_keys = OFF')
   const foreignKeysOn = db.prepare('PRAGMA foreign_keys = ON')
 
@@ -123,6 +142,12 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     openOrders: orders.openOrders,
     inFlightOrders: orders.inFlightOrders,
     recordStatus: (change: RecordStatusParameters): boolean => recordStatusInTransaction.immediate(change),
+    /**
+     * An order that never reached the venue (refused, or too late to send) gets its final status and its intent fails,
+     * in one transaction: a crash between the two would leave a final order under an accepted intent, which a restart
+     * completes as done instead of failed.
+     */
+    closeUnsentOrder: (close: CloseUnsentOrderParameters): boolean => closeUnsentInTransaction.immediate(close),
     orderHistory: events.orderHistory,
     recordFill: (fill: RecordFillParameters): boolean => recordFillInTransaction.immediate(fill),
     fillsOf: events.fillsOf,

@@ -265,3 +265,30 @@ describe('fill transaction hashes', () => {
     expect(journal.fillsOf('h1')).toMatchObject([{ txHash: `0x${'ab'.repeat(32)}`, source: 'both' }])
   })
 })
+
+describe('closeUnsentOrder', () => {
+  it('gives an order that never reached the venue its final status and fails its intent, together', () => {
+    const { journal } = context
+    const id = recordSampleOrder(journal, 'unsent')
+    expect(journal.closeUnsentOrder({ orderId: id, status: 'EXPIRED', reason: 'deadline too close to send', stage: 'venue' })).toBe(true)
+    expect(journal.getOrder({ id })?.status).toBe('EXPIRED')
+    expect(journal.getIntent('intent-unsent')).toMatchObject({ status: 'failed', refusalReason: 'deadline too close to send' })
+  })
+
+  it('fails neither when the status cannot be written: no final order under a failed intent, nor the reverse', () => {
+    const { journal } = context
+    const id = recordSampleOrder(journal, 'unsent')
+    // `mined` is a Market status: refused for a Delta order after the intent's failure was written in the same step.
+    expect(() => journal.closeUnsentOrder({ orderId: id, status: 'mined', reason: 'refused', stage: 'venue' })).toThrow(
+      JournalConflictError,
+    )
+    expect(journal.getIntent('intent-unsent')?.status).toBe('accepted')
+    expect(journal.getOrder({ id })?.status).not.toBe('mined')
+  })
+
+  it('refuses an order the journal does not hold', () => {
+    expect(() => context.journal.closeUnsentOrder({ orderId: 'nowhere', status: 'FAILED', reason: 'x', stage: 'venue' })).toThrow(
+      JournalRecordNotFoundError,
+    )
+  })
+})

@@ -143,8 +143,13 @@ export async function postStoredOtcOrder(context: ExecutorContext, order: Journa
     const known = await readOtcOrder(context, order)
     if (known) return acceptVenueOtcOrder(context.journal, order, known)
     const reason = reasonOf(error)
-    context.journal.recordStatus({ orderId: order.id, status: 'CANCELLED', reason: `refused at submission: ${reason}` })
-    context.journal.failIntent(order.intentId, reason, 'venue')
+    context.journal.closeUnsentOrder({
+      orderId: order.id,
+      status: 'CANCELLED',
+      reason,
+      statusReason: `refused at submission: ${reason}`,
+      stage: 'venue',
+    })
     return context.journal.getOrder({ id: order.id }) as JournalOrder
   }
 }
@@ -156,8 +161,7 @@ export async function resolveInFlightOtcOrder(context: ExecutorContext, order: J
   const now = unixSeconds(context.clock)
   if (order.deadline !== null && order.deadline !== 0 && order.deadline - context.settings.resubmitMarginSeconds <= now) {
     const reason = `signed but never reached the venue, and its expiry ${order.deadline} is too close to post (now ${now})`
-    context.journal.recordStatus({ orderId: order.id, status: 'EXPIRED', reason })
-    context.journal.failIntent(order.intentId, reason, 'venue')
+    context.journal.closeUnsentOrder({ orderId: order.id, status: 'EXPIRED', reason, stage: 'venue' })
     return context.journal.getOrder({ id: order.id }) as JournalOrder
   }
   return postStoredOtcOrder(context, order)

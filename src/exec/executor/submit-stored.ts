@@ -34,8 +34,13 @@ export async function submitStoredDeltaOrder(context: ExecutorContext, order: Jo
     if (!isFinalRefusal(error)) throw error
     const reason = reasonOf(error)
     context.logger?.warn({ orderId: order.id, orderHash: order.orderHash, reason }, 'the venue refused the Delta order')
-    context.journal.recordStatus({ orderId: order.id, status: 'FAILED', reason: `refused at submission: ${reason}` })
-    context.journal.failIntent(order.intentId, reason, 'venue')
+    context.journal.closeUnsentOrder({
+      orderId: order.id,
+      status: 'FAILED',
+      reason,
+      statusReason: `refused at submission: ${reason}`,
+      stage: 'venue',
+    })
     return context.journal.getOrder({ id: order.id }) as JournalOrder
   }
 }
@@ -55,8 +60,7 @@ export async function resolveInFlightDeltaOrder(context: ExecutorContext, order:
   const now = unixSeconds(context.clock)
   if (order.deadline !== null && order.deadline - context.settings.resubmitMarginSeconds <= now) {
     const reason = `signed but never reached the venue, and its deadline ${order.deadline} is too close to resubmit (now ${now})`
-    context.journal.recordStatus({ orderId: order.id, status: 'EXPIRED', reason })
-    context.journal.failIntent(order.intentId, reason, 'venue')
+    context.journal.closeUnsentOrder({ orderId: order.id, status: 'EXPIRED', reason, stage: 'venue' })
     return context.journal.getOrder({ id: order.id }) as JournalOrder
   }
   context.logger?.info({ orderId: order.id, orderHash: order.orderHash }, 'submitting a Delta order the venue has not seen')
