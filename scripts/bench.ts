@@ -5,6 +5,7 @@ import { benchBacktestDca } from './bench/backtest-dca.js'
 import { benchBacktestReplay } from './bench/backtest-replay.js'
 import { benchChainsUp } from './bench/chains.js'
 import { benchCliStart } from './bench/cli-start.js'
+import { benchConsole } from './bench/console.js'
 import { benchFeed } from './bench/feed.js'
 import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
@@ -34,6 +35,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'maker-prices': () => benchMakerPrices(),
   'maker-firm': () => benchMakerFirm(),
   'cli-start': () => benchCliStart(),
+  console: () => benchConsole(),
 }
 
 const asked = process.argv.slice(2).filter((argument) => !argument.startsWith('--'))

@@ -173,13 +173,16 @@ function benchRequests(tokens: readonly SandboxToken[], count: number): QuoteReq
 
 const readyLineSchema = z.object({
   url: z.string(),
+  chains: z.array(z.object({ chainId: z.number(), rpcUrl: z.string() })),
   tokens: z.array(z.object({ chainId: z.number(), symbol: z.string(), address: wireAddressSchema, decimals: z.number() })),
 })
 
-/** `deltaflow sandbox --json` in a child process, once it printed its ready line. */
-async function startSandboxChild(): Promise<{ info: z.output<typeof readyLineSchema>; child: ChildProcess; stop: () => Promise<void> }> {
+/** `deltaflow sandbox --json --chains <chains>` in a child process, once it printed its ready line. */
+export async function startSandboxChild(
+  chains = '1,8453',
+): Promise<{ info: z.output<typeof readyLineSchema>; child: ChildProcess; stop: () => Promise<void> }> {
   const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'sandbox', '--json', '--chains', '1,8453'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'sandbox', '--json', '--chains', chains], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -214,7 +217,7 @@ async function startSandboxChild(): Promise<{ info: z.output<typeof readyLineSch
 }
 
 /** User + system CPU seconds of a process from /proc (Linux); undefined elsewhere. */
-function cpuSecondsOf(pid: number | undefined): number | undefined {
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.

@@ -106,6 +106,19 @@ export const opsConfigSchema = z.strictObject({
   auth: opsAuthConfigSchema.default(opsAuthConfigSchema.parse({})),
   /** Console actions accepted per minute, all clients together; more are answered 429. */
   actionsPerMinute: z.number().int().min(1).max(10_000).default(60),
+  /** What the console values PnL and equity in. */
+  valuation: z
+    .strictObject({
+      /** `chainId:address` of the token; absent: the first USDC, USDT or DAI among the strategies' tokens. */
+      token: z
+        .string()
+        .regex(/^\d+:0x[0-9a-fA-F]{40}$/, {
+          error: (issue) =>
+            `expected "chainId:address", e.g. "1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"; received ${JSON.stringify(issue.input)}`,
+        })
+        .optional(),
+    })
+    .default({}),
 })
 
 const environmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')

@@ -65,7 +65,7 @@ export function timeChart({ title, series, height = 220, note }: ChartParameters
     },
     axes: [
       { values: (_chart, values) => values.map((seconds) => formatTimeTick(seconds, last - first)) },
-      { size: 90, values: (_chart, values) => values.map(formatTick) },
+      { size: 90, values: (_chart, values) => values.map((value) => formatTick(value, tickStep(values))) },
     ],
     legend: { show: true },
     cursor: { drag: { x: true, y: false } },
@@ -93,14 +93,26 @@ function paddedRange(min: number | null, max: number | null): [number, number] {
   return [low - room, high + room]
 }
 
-/** Big or tiny raw amounts as 1.003e-7, others as they are (four significant digits either way). */
-function formatTick(value: number): string {
-  const size = Math.abs(value)
-  if (size !== 0 && (size >= 1e7 || size < 1e-3)) return value.toExponential(3).replace(/\.?0+e/, 'e')
-  return value.toLocaleString('en-US', { maximumSignificantDigits: 6 })
+/** The distance between two ticks of an axis (0 with fewer than two). */
+function tickStep(values: readonly number[]): number {
+  return values.length > 1 ? Math.abs((values[1] ?? 0) - (values[0] ?? 0)) : 0
 }
 
-/** `a / b` of two raw amounts as a float (a price in raw units). */
+/**
+ * Big or tiny amounts as 1.003e-7, others with as many decimals as the ticks' step needs (1,196,465 and 1,196,470
+ * apart, not both 1,196,470).
+ */
+function formatTick(value: number, step: number): string {
+  const size = Math.abs(value)
+  if (size !== 0 && (size >= 1e9 || size < 1e-3)) return value.toExponential(3).replace(/\.?0+e/, 'e')
+  let decimals = 0
+  // The fewest decimals that write the step exactly (a step of 2.5 needs one).
+  while (decimals < 8 && step > 0 && Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) > 1e-6) decimals += 1
+  if (step === 0) decimals = 4
+  return value.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: decimals })
+}
+
+/** `a / b` of two amounts (decimal strings, raw or in token units) as a float: a price. */
 export function ratioOf(numerator: string, denominator: string): number | undefined {
   const bottom = Number(denominator)
   if (bottom === 0) return undefined

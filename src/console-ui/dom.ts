@@ -53,7 +53,7 @@ export function shortHex(value: string): HTMLElement {
   return element('code', { title: value }, text)
 }
 
-/** A raw amount (the API gives no decimals): thousands separators up to 12 digits, 1.0035e18 beyond. */
+/** A raw amount (its token's decimals unknown): thousands separators up to 12 digits, 1.0035e18 beyond. */
 export function formatAmount(raw: string): string {
   const negative = raw.startsWith('-')
   const digits = negative ? raw.slice(1) : raw
@@ -67,16 +67,59 @@ export function link(href: string, ...children: Child[]): HTMLAnchorElement {
   return element('a', { href }, ...children)
 }
 
-/** A raw amount as formatAmount shows it, the exact one in the title. */
-export function amount(raw: string): HTMLElement {
-  return element('span', { class: 'amount', title: raw }, formatAmount(raw))
-}
-
 /** A definition list of facts, each name above its value. */
 export function facts(entries: readonly (readonly [string, string | Node])[]): HTMLElement {
   return element(
     'dl',
     { class: 'facts' },
     ...entries.map(([name, value]) => element('div', {}, element('dt', {}, name), element('dd', {}, value))),
+  )
+}
+
+/**
+ * An amount in token units for reading: thousands separators, four decimals at most from 1 up, four significant
+ * digits below 1 (`1,000`, `0.5089`, `0.0001234`); `+` before a gain when `signed`. Cut, not rounded: the exact
+ * amount is in the title.
+ */
+export function formatUnitsText(units: string, signed = false): string {
+  const negative = units.startsWith('-')
+  const [whole = '0', fraction = ''] = (negative ? units.slice(1) : units).split('.')
+  const leadingZeros = whole === '0' ? (/^0*/.exec(fraction)?.[0].length ?? 0) : 0
+  const kept = fraction.slice(0, whole === '0' ? leadingZeros + 4 : 4).replace(/0+$/, '')
+  const text = `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${kept ? `.${kept}` : ''}`
+  const zero = /^[0,.]+$/.test(text)
+  return `${negative && !zero ? '−' : signed && !zero ? '+' : ''}${text}`
+}
+
+/** What an answer says of a token: its name (symbol, else short address) and whether its symbol is known. */
+export type TokenName = { name: string; symbol: string | null }
+
+/**
+ * An amount of a token: `−1,000 USDC` in token units, or, for a token whose symbol and decimals are unknown, its raw
+ * units and short address (marked "raw"). The exact amount and the token's address are in the title.
+ */
+export function tokenAmount(
+  units: string | null,
+  raw: string,
+  token: (TokenName & { address?: string }) | null,
+  signed = false,
+): HTMLElement {
+  const title = `${units ?? raw}${units === null ? ' raw units' : ''}${token?.address ? ` of ${token.address}` : ''}`
+  if (units === null || token === null || token.symbol === null) {
+    return element(
+      'span',
+      { class: 'amount raw', title },
+      signed && !raw.startsWith('-') && raw !== '0' ? '+' : '',
+      formatAmount(raw),
+      ' ',
+      element('small', {}, token ? `raw ${token.name}` : 'raw units'),
+    )
+  }
+  return element(
+    'span',
+    { class: 'amount', title },
+    formatUnitsText(units, signed),
+    ' ',
+    element('span', { class: 'symbol' }, token.symbol),
   )
 }

@@ -1,5 +1,10 @@
+import type { z } from 'zod'
 import { type ConsoleEvent, consoleEventSchema } from '../runtime/console/console-event.js'
-import { formatAmount } from './dom.js'
+import type { fillViewSchema } from '../runtime/console/order-answers.js'
+import { formatAmount, formatUnitsText } from './dom.js'
+
+/** A fill as GET /api/fills answers it (with its tokens), to name the amounts of its live event. */
+type FillView = z.infer<typeof fillViewSchema>
 
 const kinds = ['order-status', 'fill', 'refund', 'intent', 'strategy', 'action'] as const
 
@@ -40,11 +45,21 @@ export function followEvents(onEvent: (event: ConsoleEvent) => void, onState: (s
 
 const short = (id: string) => (id.length > 20 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id)
 
-/** One line about an event, as the live feed shows it: its strategy first, when it has one. */
-export function describeEvent(event: ConsoleEvent): string {
-  const what = eventText(event)
+/**
+ * One line about an event, as the live feed shows it: its strategy first, when it has one. A fill among `fills` (read
+ * from the API) is told in token units with symbols; the event itself carries raw units only.
+ */
+export function describeEvent(event: ConsoleEvent, fills: readonly FillView[] = []): string {
+  const fill = event.kind === 'fill' ? fills.find((candidate) => candidate.id === event.fillId) : undefined
+  const what = fill
+    ? `fill of ${short(fill.orderId)}: spent ${unitsText(fill.spentUnits, fill.spent, fill.spentLabel)}, received ${unitsText(fill.receivedUnits, fill.received, fill.receivedLabel)}`
+    : eventText(event)
   const strategy = event.kind === 'action' ? null : event.strategy
   return strategy ? `${strategy}: ${what}` : what
+}
+
+function unitsText(units: string | null, raw: string, label: FillView['spentLabel']): string {
+  return units !== null && label?.symbol ? `${formatUnitsText(units)} ${label.symbol}` : formatAmount(raw)
 }
 
 function eventText(event: ConsoleEvent): string {

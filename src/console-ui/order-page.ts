@@ -1,6 +1,6 @@
 import { orderAnswerSchema } from '../runtime/console/order-answers.js'
 import { readApi } from './api-client.js'
-import { amount, element, facts, formatTime, shortHex, table } from './dom.js'
+import { element, facts, formatTime, shortHex, table, tokenAmount } from './dom.js'
 import { runOperatorAction } from './operator-actions.js'
 import { fillsTable, type PageContext, section, stateBadge, strategyLink } from './page-parts.js'
 
@@ -12,8 +12,8 @@ export async function renderOrder(id: string, context: PageContext): Promise<HTM
     ['Mode', order.mode],
     ['Side', order.side],
     ['Chains', order.chainId === order.destChainId ? String(order.chainId) : `${order.chainId} → ${order.destChainId}`],
-    ['Sells', element('span', {}, amount(order.srcAmount), ' ', shortHex(order.srcToken))],
-    ['Buys', element('span', {}, amount(order.destAmount), ' ', shortHex(order.destToken))],
+    ['Sells', tokenAmount(order.srcAmountUnits, order.srcAmount, order.srcLabel)],
+    ['Buys', tokenAmount(order.destAmountUnits, order.destAmount, order.destLabel)],
     ['Venue id', order.venueId ?? '—'],
     ['Order hash', order.orderHash ? shortHex(order.orderHash) : '—'],
     ['Deadline', order.deadline === null ? '—' : formatTime(order.deadline * 1000)],
@@ -72,8 +72,8 @@ export async function renderOrder(id: string, context: PageContext): Promise<HTM
             {},
             element('td', {}, formatTime(refund.recordedAt)),
             element('td', {}, refund.chainId),
-            element('td', {}, shortHex(refund.token)),
-            element('td', { class: 'number' }, amount(refund.amount)),
+            element('td', {}, refund.label.name),
+            element('td', { class: 'number' }, tokenAmount(refund.amountUnits, refund.amount, refund.label)),
             element('td', {}, shortHex(refund.txHash)),
           ),
         ),

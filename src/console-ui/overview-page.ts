@@ -6,15 +6,16 @@ import { readApi } from './api-client.js'
 import { element, facts, formatTime, table } from './dom.js'
 import { describeEvent, type LiveEvents } from './live-events.js'
 import {
-  equityCharts,
   fillsTable,
   flowsList,
   ordersTable,
   type PageContext,
   pauseButton,
+  pnlCell,
   section,
   stateBadge,
   strategyLink,
+  valueChart,
 } from './page-parts.js'
 
 /** The bot at a glance: strategies, open orders, latest fills, equity and the live feed. */
@@ -26,6 +27,7 @@ export async function renderOverview(context: PageContext & { status: StatusAnsw
     readApi('/api/equity?points=500', equityAnswerSchema),
   ])
   const { status } = context
+  const pnlUnit = strategies.find((strategy) => strategy.pnl)?.pnl?.token.name ?? equity.value.token?.name
   const details: [string, string | Node][] = [
     ['Mode', status.mode],
     ['Venue', status.venue],
@@ -41,7 +43,7 @@ export async function renderOverview(context: PageContext & { status: StatusAnsw
     section(
       'Strategies',
       table(
-        ['Strategy', 'State', 'Open orders', 'Failures', 'Net flows (raw units)', ''],
+        ['Strategy', 'State', 'Open orders', 'Failures', 'Net flows', `PnL${pnlUnit ? ` (${pnlUnit})` : ''}`, ''],
         strategies.map((strategy) =>
           element(
             'tr',
@@ -51,6 +53,7 @@ export async function renderOverview(context: PageContext & { status: StatusAnsw
             element('td', { class: 'number' }, strategy.openOrders),
             element('td', { class: 'number', title: strategy.errors.lastError ?? '' }, strategy.errors.failures),
             element('td', {}, flowsList(strategy)),
+            element('td', { class: 'number' }, pnlCell(strategy)),
             element('td', { class: 'actions' }, pauseButton(strategy, context)),
           ),
         ),
@@ -82,12 +85,12 @@ export async function renderOverview(context: PageContext & { status: StatusAnsw
                     { 'data-kind': event.kind },
                     element('time', {}, formatTime(event.at).slice(11)),
                     ' ',
-                    describeEvent(event),
+                    describeEvent(event, fills.fills),
                   ),
                 ),
             ),
       ),
     ),
-    section('Equity', equityCharts(equity, context.now)),
+    section('Equity', valueChart(equity, context.now)),
   )
 }

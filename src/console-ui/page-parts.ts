@@ -3,7 +3,7 @@ import type { EquityAnswer } from '../runtime/console/equity-answer.js'
 import type { fillViewSchema, orderViewSchema } from '../runtime/console/order-answers.js'
 import type { StrategyView } from '../runtime/console/strategy-answer.js'
 import { timeChart } from './charts.js'
-import { amount, element, formatTime, link, shortHex, table } from './dom.js'
+import { element, formatTime, formatUnitsText, link, shortHex, table, tokenAmount } from './dom.js'
 import { runOperatorAction } from './operator-actions.js'
 
 type OrderView = z.infer<typeof orderViewSchema>
@@ -83,8 +83,8 @@ export function ordersTable(orders: readonly OrderView[], empty: string): HTMLEl
         element('td', {}, strategyLink(order.strategy)),
         element('td', {}, order.side),
         element('td', {}, stateBadge(order.status)),
-        element('td', { class: 'number' }, amount(order.srcAmount), ' ', shortHex(order.srcToken)),
-        element('td', { class: 'number' }, amount(order.destAmount), ' ', shortHex(order.destToken)),
+        element('td', { class: 'number' }, tokenAmount(order.srcAmountUnits, order.srcAmount, order.srcLabel)),
+        element('td', { class: 'number' }, tokenAmount(order.destAmountUnits, order.destAmount, order.destLabel)),
         element('td', { title: order.mode }, formatTime(order.createdAt).slice(5)),
       ),
     ),
@@ -103,8 +103,8 @@ export function fillsTable(fills: readonly FillView[], empty: string): HTMLEleme
         element('td', {}, orderLink(fill.orderId)),
         element('td', {}, strategyLink(fill.strategy)),
         element('td', {}, fill.chainId),
-        element('td', { class: 'number' }, amount(fill.spent)),
-        element('td', { class: 'number' }, amount(fill.received)),
+        element('td', { class: 'number' }, tokenAmount(fill.spentUnits, fill.spent, fill.spentLabel)),
+        element('td', { class: 'number' }, tokenAmount(fill.receivedUnits, fill.received, fill.receivedLabel)),
         element('td', {}, shortHex(fill.txHash)),
         element('td', {}, fill.source),
       ),
@@ -113,43 +113,83 @@ export function fillsTable(fills: readonly FillView[], empty: string): HTMLEleme
   )
 }
 
-/** One chart per chain and token: the cumulative net flow in raw units, held until `now`. */
-export function equityCharts(equity: EquityAnswer, now: number): HTMLElement {
-  if (equity.series.length === 0) return element('p', { class: 'empty' }, 'No fills or refunds yet.')
+/** The wallet's value in the valuation token over time; or why there is none. */
+export function valueChart(equity: EquityAnswer, now: number): HTMLElement {
+  const { token, reason, points } = equity.value
+  if (token === null) return element('p', { class: 'empty' }, reason ?? 'No valuation token.')
+  const unit = token.symbol ?? `raw units of ${token.name}`
+  const last = points.at(-1)
+  // Points on the latest one's basis only: a point taken before a token had a price leaves it out, and would jump.
+  const basis = (point: { unpriced: readonly string[] }) => point.unpriced.join(',')
+  const values = points
+    .filter((point) => basis(point) === basis(last ?? point))
+    .map((point) => ({ at: point.at, value: Number(point.value ?? point.raw) }))
+  const note =
+    last && last.unpriced.length > 0
+      ? `${unit}; without ${last.unpriced.join(', ')} (no price seen yet)`
+      : `${unit}, the wallet’s balances at the latest prices the bot has seen`
+  return element(
+    'div',
+    { class: 'charts wide' },
+    timeChart({
+      title: `Wallet value${last?.value ? `: ${formatUnitsText(last.value)} ${token.symbol ?? ''}` : ''}`,
+      note,
+      height: 220,
+      series: [
+        {
+          label: `value (${token.name})`,
+          color: palette[0] ?? '#2563eb',
+          points:
+            values.length > 0 && (values.at(-1)?.at ?? now) < now ? [...values, { at: now, value: values.at(-1)?.value ?? 0 }] : values,
+        },
+      ],
+    }),
+  )
+}
+
+/** One chart per chain and token: the cumulative net flow in token units (raw units when unknown), held until `now`. */
+export function flowCharts(equity: EquityAnswer, now: number): HTMLElement {
+  if (equity.flows.length === 0) return element('p', { class: 'empty' }, 'No fills or refunds yet.')
   return element(
     'div',
     { class: 'charts' },
-    ...equity.series.map((line, index) =>
-      timeChart({
-        title: `Net ${line.token.slice(0, 6)}…${line.token.slice(-4)} on chain ${line.chainId}`,
-        note: 'raw units',
+    ...equity.flows.map((line, index) => {
+      const inUnits = line.label.symbol !== null
+      const points = line.points.map((point) => ({ at: point.at, value: Number(inUnits ? (point.netUnits ?? point.net) : point.net) }))
+      return timeChart({
+        title: `Net ${line.label.name} on chain ${line.chainId}`,
+        note: inUnits ? line.label.name : 'raw units (symbol unknown)',
         height: 180,
         series: [
           {
             label: 'net',
             color: palette[index % palette.length] ?? '#2563eb',
             stepped: true,
-            points: [
-              ...line.points,
-              ...(line.points.length > 0 && (line.points.at(-1)?.at ?? now) < now
-                ? [{ at: now, net: line.points.at(-1)?.net ?? '0' }]
-                : []),
-            ].map((point) => ({ at: point.at, value: Number(point.net) })),
+            points:
+              points.length > 0 && (points.at(-1)?.at ?? now) < now ? [...points, { at: now, value: points.at(-1)?.value ?? 0 }] : points,
           },
         ],
-      }),
-    ),
+      })
+    }),
   )
 }
 
-/** Net flows of a strategy: each token it moved. */
+/** Net flows of a strategy: each token it moved, in its units. */
 export function flowsList(strategy: StrategyView): Node {
   if (strategy.flows.length === 0) return document.createTextNode('—')
   return element(
     'ul',
     { class: 'flows' },
     ...strategy.flows.map((flow) =>
-      element('li', { class: flow.net.startsWith('-') ? 'negative' : 'positive' }, amount(flow.net), ' ', shortHex(flow.token)),
+      element('li', { class: flow.net.startsWith('-') ? 'negative' : 'positive' }, tokenAmount(flow.netUnits, flow.net, flow.label, true)),
     ),
   )
+}
+
+/** A strategy's PnL in the valuation token, or a dash with the reason in its title. */
+export function pnlCell(strategy: StrategyView): HTMLElement {
+  const { pnl } = strategy
+  if (pnl === null) return element('span', { class: 'unpriced', title: strategy.pnlUnpriced ?? '' }, '—')
+  const tone = pnl.raw.startsWith('-') ? 'negative' : pnl.raw === '0' ? '' : 'positive'
+  return element('span', { class: `pnl ${tone}`, 'data-pnl': pnl.raw }, tokenAmount(pnl.value, pnl.raw, { ...pnl.token }, true))
 }

@@ -6,13 +6,14 @@ import { ratioOf, timeChart } from './charts.js'
 import { element, facts } from './dom.js'
 import { runOperatorAction } from './operator-actions.js'
 import {
-  equityCharts,
   fillsTable,
+  flowCharts,
   flowsList,
   ordersTable,
   type PageContext,
   palette,
   pauseButton,
+  pnlCell,
   section,
   stateBadge,
 } from './page-parts.js'
@@ -29,13 +30,16 @@ export async function renderStrategy(name: string, context: PageContext): Promis
   const strategy = strategies.find((candidate) => candidate.name === name)
   if (!strategy) return element('p', { class: 'empty' }, `The bot runs no strategy named ${name}.`)
   // The API has no market price series: the chart shows the limit price of each order and the price of each fill,
-  // destination per source token in raw units.
+  // destination per source token in token units (raw units for a token whose decimals are unknown).
   const orderPrices = orders.orders
-    .map((order) => ({ at: order.createdAt, value: ratioOf(order.destAmount, order.srcAmount) }))
+    .map((order) => ({
+      at: order.createdAt,
+      value: ratioOf(order.destAmountUnits ?? order.destAmount, order.srcAmountUnits ?? order.srcAmount),
+    }))
     .filter((point): point is { at: number; value: number } => point.value !== undefined)
     .reverse()
   const fillPrices = fills.fills
-    .map((fill) => ({ at: fill.recordedAt, value: ratioOf(fill.received, fill.spent) }))
+    .map((fill) => ({ at: fill.recordedAt, value: ratioOf(fill.receivedUnits ?? fill.received, fill.spentUnits ?? fill.spent) }))
     .filter((point): point is { at: number; value: number } => point.value !== undefined)
     .reverse()
   const cancelAll = element(
@@ -72,13 +76,14 @@ export async function renderStrategy(name: string, context: PageContext): Promis
       ['Events handled', String(strategy.events.handled)],
       ['Failures', `${strategy.errors.failures}${strategy.errors.lastError ? ` — ${strategy.errors.lastError}` : ''}`],
       ['Paused by', strategy.pausedBy ?? '—'],
-      ['Net flows (raw units)', flowsList(strategy)],
+      ['Net flows', flowsList(strategy)],
+      ['PnL', element('span', {}, pnlCell(strategy), strategy.pnlUnpriced ? element('small', {}, ` ${strategy.pnlUnpriced}`) : null)],
     ]),
     section(
       'Prices',
       timeChart({
         title: 'Order limit prices and fills',
-        note: 'destination per source token, raw units (the API has no market price series)',
+        note: 'destination per source token, in token units (the API has no market price series)',
         series: [
           { label: 'order limit', color: palette[0] ?? '#2563eb', points: orderPrices, pointsOnly: true },
           { label: 'fill', color: palette[4] ?? '#dc2626', points: fillPrices, pointsOnly: true, size: 12 },
@@ -87,7 +92,7 @@ export async function renderStrategy(name: string, context: PageContext): Promis
     ),
     section('Orders', ordersTable(orders.orders, 'No orders yet.')),
     section('Fills', fillsTable(fills.fills, 'No fills yet.')),
-    section('Equity', equityCharts(equity, context.now)),
+    section('Net flows', flowCharts(equity, context.now)),
     element('details', {}, element('summary', {}, 'Config'), element('pre', {}, JSON.stringify(strategy.config, null, 2))),
   )
 }

@@ -14,6 +14,7 @@ import { BotStateError } from './bot-errors.js'
 import type { BotMetrics } from './bot-metrics.js'
 import { pauseUnavailableChains } from './chain-pause.js'
 import { type ConnectionHealth, describeFailure } from './connection-health.js'
+import type { LatestPrices } from './latest-prices.js'
 import { createOrderEventTracker } from './order-event-tracker.js'
 import { readBalances } from './read-balances.js'
 import { settleOrders } from './settle-order.js'
@@ -45,6 +46,8 @@ export type CreateBotParameters = {
    * (ChainUnavailableError) without an order, and reconciliation leaves it out (counted) until it answers again.
    */
   connections?: ConnectionHealth | undefined
+  /** Told of every quote the feed delivers (the console values PnL and equity at the latest ones). */
+  prices?: Pick<LatestPrices, 'observe'> | undefined
 }
 
 /** The default of `stopWaitMs`: ten seconds of the venue's clock. */
@@ -135,6 +138,7 @@ export function createBot({
   dryRun = false,
   stopWaitMs = defaultStopWaitMs,
   connections,
+  prices,
   ...rest
 }: CreateBotParameters): Bot {
   if (!Number.isFinite(stopWaitMs) || stopWaitMs < 0) {
@@ -299,6 +303,7 @@ export function createBot({
         }
         stats.quotes += 1
         stats.lastQuoteAt = context.clock.now()
+        prices?.observe(event.quote)
         metrics?.quote(event.quote.request.source, (event.quote.receivedAt - event.quote.requestedAt) / clockSpeed(context.clock))
         // One read-only view, shared by every subscriber (no copy per strategy).
         dispatch.quote(frozenQuote(event.quote) as Quote)

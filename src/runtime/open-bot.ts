@@ -8,11 +8,13 @@ import { createBotMetrics, type PrometheusBotMetrics } from './bot-metrics.js'
 import { resolveConsoleToken } from './console/console-token.js'
 import { type OperatorConsole, openConsole } from './console/open-console.js'
 import type { EmbeddedVenue, StartEmbeddedVenue } from './embedded-venue.js'
+import { createLatestPrices, type LatestPrices } from './latest-prices.js'
 import { decimalsOfRequests, loadStrategyDefinitions } from './load-strategies.js'
 import { openNotifications } from './notify/open-notifications.js'
 import { resolveNotificationTargets } from './notify/resolve-targets.js'
 import { openSession, type Session } from './open-session.js'
 import { type OpsServer, startOpsServer } from './ops-server.js'
+import { createTokenLabels } from './token-labels.js'
 
 export type OpenBotParameters<Venue extends EmbeddedVenue> = {
   document: ConfigDocument
@@ -31,6 +33,8 @@ export type BotSession<Venue extends EmbeddedVenue = EmbeddedVenue> = Session<Ve
   strategies: readonly SafeStrategy[]
   decimalsOf: TokenDecimals
   metrics: PrometheusBotMetrics
+  /** The latest prices the quote feed has seen (the console values PnL and equity at them). */
+  prices: LatestPrices
   /** GET /metrics and /health, when `ops.port` is set. */
   ops: OpsServer | undefined
   /** The operator console under the ops server's /api/, when `ops.console` is on. */
@@ -71,10 +75,14 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
     )
     const metrics = createBotMetrics({ journal, strategies: () => bot.stats().strategies, connections })
     session.watchTransport({ api: metrics.observeApi, rpc: metrics.observeRpc })
+    // One source of token symbols for the console and the notifications; the latest prices the feed saw, for the console.
+    const labels = createTokenLabels(session.chains)
+    const prices = createLatestPrices()
     const notifications = openNotifications({
       targets: notificationTargets,
       config,
       session,
+      labels,
       strategies: () => bot.stats().strategies,
       logger,
     })
@@ -89,6 +97,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       dryRun: config.mode === 'dry-run',
       stopWaitMs,
       connections,
+      prices,
     })
     // Notifications start once the bot has started and stop after it.
     const bot = notifications.attach(trading)
@@ -105,6 +114,8 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
         venueUrl: session.venue.embedded === undefined ? session.venue.url : undefined,
         connections,
         logger,
+        labels,
+        prices,
         token: consoleToken,
       })
     }
@@ -126,6 +137,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       strategies,
       decimalsOf,
       metrics,
+      prices,
       ops,
       console: openedConsole,
       close: () => {

@@ -8,6 +8,8 @@ import type { SafeStrategy } from '../../strategy/safe-strategy.js'
 import type { Clock } from '../../time/clock.js'
 import type { Bot } from '../bot.js'
 import type { ConnectionHealth } from '../connection-health.js'
+import type { LatestPrices } from '../latest-prices.js'
+import type { TokenLabels } from '../token-labels.js'
 
 /** What the console reads and acts on: the bot and the session it runs in (open-bot.ts hands them over). */
 export type ConsoleSources = {
@@ -23,4 +25,8 @@ export type ConsoleSources = {
   venueUrl: string | undefined
   connections: ConnectionHealth
   logger: Logger
+  /** Symbols and decimals of the bot's tokens (shared with the notifications). */
+  labels: TokenLabels
+  /** The latest prices the bot's quote feed has seen (PnL and equity are valued at them). */
+  prices: Pick<LatestPrices, 'value'>
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { clockSpeed } from '../../time/clock-timer.js'
 import { createActionRateLimit } from './action-rate-limit.js'
 import { actionRoutes } from './action-routes.js'
 import { createBalanceCache } from './balance-cache.js'
@@ -9,12 +10,14 @@ import { type ConsoleRoute, defineRoute, registerRoute } from './console-route.j
 import type { ConsoleSources } from './console-sources.js'
 import { type ConsoleToken, isLoopbackHost } from './console-token.js'
 import { registerDashboard } from './dashboard/register-dashboard.js'
+import { startEquitySampler } from './equity-series.js'
 import { ConsoleRefusal, errorAnswerSchema } from './error-answer.js'
 import { createEventStream } from './event-stream.js'
 import { jsonSchemaOf, openApiDocumentOf } from './openapi-document.js'
 import { createOperatorActions } from './operator-actions.js'
 import { readRoutes } from './read-routes.js'
 import { createStrategyWatch } from './strategy-watch.js'
+import { createValuation } from './valuation.js'
 
 export type OpenConsoleParameters = ConsoleSources & {
   /** resolveConsoleToken's answer. */
@@ -54,6 +57,14 @@ export function openConsole({ token, eventPollMs, ...sources }: OpenConsoleParam
   })
   const startedAt = Date.now()
   const balances = createBalanceCache(sources, sources.clock)
+  const valuation = createValuation(sources)
+  // One point per reconciliation interval (real ms), counted on the bot's clock.
+  const equity = startEquitySampler({
+    balances,
+    valuation,
+    clock: sources.clock,
+    intervalMs: config.reconcile.intervalMs * clockSpeed(sources.clock),
+  })
   const actions = createOperatorActions(journal, log)
   const events = createEventStream({
     journal,
@@ -61,7 +72,10 @@ export function openConsole({ token, eventPollMs, ...sources }: OpenConsoleParam
     pollMs: eventPollMs,
     beforePoll: createStrategyWatch(sources.strategies, journal),
   })
-  const routes: ConsoleRoute[] = [...readRoutes({ ...sources, balances, startedAt }), ...actionRoutes({ ...sources, actions })]
+  const routes: ConsoleRoute[] = [
+    ...readRoutes({ ...sources, balances, valuation, equity, startedAt }),
+    ...actionRoutes({ ...sources, actions }),
+  ]
   const eventsQuery = z.object({ lastEventId: lastEventIdSchema.optional() })
   const document = openApiDocumentOf(
     [
@@ -139,6 +153,9 @@ export function openConsole({ token, eventPollMs, ...sources }: OpenConsoleParam
       })
       registerDashboard(app)
     },
-    close: () => events.close(),
+    close: () => {
+      equity.stop()
+      events.close()
+    },
   }
 }

@@ -73,7 +73,7 @@ export function openApiDocumentOf(routes: readonly ConsoleRoute[], extra: readon
       title: 'deltaflow operator console',
       version: '1.0.0',
       description:
-        'Reads and actions on a running deltaflow bot. Actions need `Authorization: Bearer <token>`; on a non-loopback bind every request does. Amounts are decimal strings of raw units; times are ms of the bot’s clock.',
+        'Reads and actions on a running deltaflow bot. Actions need `Authorization: Bearer <token>`; on a non-loopback bind every request does. Amounts are decimal strings of raw units, each with its token’s label (symbol and decimals, read from its chain) and the amount in token units beside it (null when the token’s decimals are unknown); PnL and equity are valued in the valuation token (ops.valuation) at the latest prices the bot has seen. Times are ms of the bot’s clock.',
     },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     security: [],

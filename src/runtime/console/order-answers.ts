@@ -3,6 +3,8 @@ import { isFinalStatus, orderModes, orderStatusSchema } from '../../domain/order
 import type { JournalFill } from '../../journal/order-events.js'
 import type { JournalOrder } from '../../journal/orders.js'
 import type { JournalRefund } from '../../journal/refunds.js'
+import { tokenLabelSchema, unitsSchema } from './token-answer.js'
+import type { TokenView } from './token-view.js'
 
 const amount = z.string().regex(/^\d+$/, 'a decimal string of raw units')
 
@@ -22,6 +24,10 @@ export const orderViewSchema = z.object({
   destToken: z.string(),
   srcAmount: amount,
   destAmount: amount,
+  srcLabel: tokenLabelSchema,
+  destLabel: tokenLabelSchema,
+  srcAmountUnits: unitsSchema,
+  destAmountUnits: unitsSchema,
   side: z.enum(['SELL', 'BUY']),
   status: orderStatusSchema,
   open: z.boolean(),
@@ -43,6 +49,11 @@ export const fillViewSchema = z.object({
   destinationTxHash: z.string().nullable(),
   spent: amount,
   received: amount,
+  /** The tokens of the fill's order (null: the order is not in the journal). */
+  spentLabel: tokenLabelSchema.nullable(),
+  receivedLabel: tokenLabelSchema.nullable(),
+  spentUnits: unitsSchema,
+  receivedUnits: unitsSchema,
   source: z.enum(['venue', 'chain', 'both']),
   blockNumber: z.number().int().nullable(),
   recordedAt: z.number(),
@@ -56,6 +67,8 @@ export const refundViewSchema = z.object({
   txHash: z.string(),
   token: z.string(),
   amount,
+  label: tokenLabelSchema,
+  amountUnits: unitsSchema,
   recordedAt: z.number(),
 })
 
@@ -71,7 +84,15 @@ export const orderAnswerSchema = z.object({
   refunds: z.array(refundViewSchema.omit({ id: true })),
 })
 
-export function orderViewOf(order: JournalOrder, strategy: string | null | undefined): z.infer<typeof orderViewSchema> {
+/** The tokens an order sells and buys: those its answers' views label (read them before building the views). */
+export function tokensOfOrder(order: Pick<JournalOrder, 'chainId' | 'destChainId' | 'srcToken' | 'destToken'>) {
+  return [
+    { chainId: order.chainId, token: order.srcToken },
+    { chainId: order.destChainId, token: order.destToken },
+  ]
+}
+
+export function orderViewOf(order: JournalOrder, strategy: string | null | undefined, tokens: TokenView): z.infer<typeof orderViewSchema> {
   return {
     id: order.id,
     intentId: order.intentId,
@@ -87,6 +108,10 @@ export function orderViewOf(order: JournalOrder, strategy: string | null | undef
     destToken: order.destToken,
     srcAmount: order.srcAmount.toString(),
     destAmount: order.destAmount.toString(),
+    srcLabel: tokens.labelOf(order.chainId, order.srcToken),
+    destLabel: tokens.labelOf(order.destChainId, order.destToken),
+    srcAmountUnits: tokens.unitsOf(order.chainId, order.srcToken, order.srcAmount),
+    destAmountUnits: tokens.unitsOf(order.destChainId, order.destToken, order.destAmount),
     side: order.side,
     status: order.status,
     open: !isFinalStatus(order.mode, order.status),
@@ -97,7 +122,13 @@ export function orderViewOf(order: JournalOrder, strategy: string | null | undef
   }
 }
 
-export function fillViewOf(fill: JournalFill, strategy: string | null | undefined): z.infer<typeof fillViewSchema> {
+/** A fill of `order` (its tokens name the amounts). */
+export function fillViewOf(
+  fill: JournalFill,
+  strategy: string | null | undefined,
+  tokens: TokenView,
+  order: Pick<JournalOrder, 'chainId' | 'destChainId' | 'srcToken' | 'destToken'> | undefined,
+): z.infer<typeof fillViewSchema> {
   return {
     id: fill.id,
     orderId: fill.orderId,
@@ -109,13 +140,17 @@ export function fillViewOf(fill: JournalFill, strategy: string | null | undefine
     destinationTxHash: fill.destinationTxHash,
     spent: fill.spentAmount.toString(),
     received: fill.receivedAmount.toString(),
+    spentLabel: order ? tokens.labelOf(order.chainId, order.srcToken) : null,
+    receivedLabel: order ? tokens.labelOf(order.destChainId, order.destToken) : null,
+    spentUnits: order ? tokens.unitsOf(order.chainId, order.srcToken, fill.spentAmount) : null,
+    receivedUnits: order ? tokens.unitsOf(order.destChainId, order.destToken, fill.receivedAmount) : null,
     source: fill.source,
     blockNumber: fill.blockNumber,
     recordedAt: fill.recordedAt,
   }
 }
 
-export function refundViewOf(refund: JournalRefund, strategy: string | null | undefined) {
+export function refundViewOf(refund: JournalRefund, strategy: string | null | undefined, tokens: TokenView) {
   return {
     orderId: refund.orderId,
     strategy: strategy ?? null,
@@ -123,6 +158,8 @@ export function refundViewOf(refund: JournalRefund, strategy: string | null | un
     txHash: refund.txHash,
     token: refund.token,
     amount: refund.amount.toString(),
+    label: tokens.labelOf(refund.chainId, refund.token),
+    amountUnits: tokens.unitsOf(refund.chainId, refund.token, refund.amount),
     recordedAt: refund.recordedAt,
   }
 }

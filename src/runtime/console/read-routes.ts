@@ -6,7 +6,8 @@ import { balancesAnswerSchema } from './balance-answer.js'
 import type { createBalanceCache } from './balance-cache.js'
 import { type ConsoleRoute, defineRoute } from './console-route.js'
 import type { ConsoleSources } from './console-sources.js'
-import { equityAnswerSchema, equityOf, equityQuerySchema } from './equity-answer.js'
+import { equityAnswerSchema, equityQuerySchema, netFlowsOf } from './equity-answer.js'
+import type { EquitySampler } from './equity-series.js'
 import { ConsoleRefusal } from './error-answer.js'
 import {
   fillsAnswerSchema,
@@ -16,13 +17,18 @@ import {
   orderViewOf,
   refundsAnswerSchema,
   refundViewOf,
+  tokensOfOrder,
 } from './order-answers.js'
 import { chainQuery, nextCursorOf, pageQueryShape } from './page-query.js'
 import { statusAnswerSchema } from './status-answer.js'
 import { strategiesAnswerSchema } from './strategy-answer.js'
+import { type TokenView, tokenViewOf } from './token-view.js'
+import type { Valuation } from './valuation.js'
 
 export type ReadRouteSources = ConsoleSources & {
   balances: ReturnType<typeof createBalanceCache>
+  valuation: Valuation
+  equity: EquitySampler
   /** Real ms when the console started. */
   startedAt: number
 }
@@ -38,7 +44,19 @@ const flowQuery = z.object({
 
 /** GET routes of the console: what the bot is doing, from its stats and the journal. */
 export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
-  const { config, journal, clock, bot, strategies, killSwitch, chains, account, venueUrl, connections } = sources
+  const { config, journal, clock, bot, strategies, killSwitch, chains, account, venueUrl, connections, labels, valuation } = sources
+  const tokens: TokenView = tokenViewOf(labels)
+  /** The orders of fills (their tokens name the amounts), their labels read. */
+  async function ordersOfFills(fills: readonly { orderId: string }[]) {
+    const orders = new Map(
+      [...new Set(fills.map((fill) => fill.orderId))].flatMap((id) => {
+        const order = journal.getOrder({ id })
+        return order ? [[id, order] as const] : []
+      }),
+    )
+    await labels.read([...orders.values()].flatMap(tokensOfOrder))
+    return orders
+  }
   return [
     defineRoute({
       method: 'GET',
@@ -82,10 +100,31 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
       summary: 'Each strategy: config, state (paused and why), errors, intents, orders, open orders and token flows',
       action: false,
       answer: strategiesAnswerSchema,
-      handle: () => {
+      handle: async () => {
         const summary = new Map(summarizeJournal(journal, { recentFills: 0 }).strategies.map((entry) => [entry.name, entry]))
         const open = journal.openOrderCounts()
         const flows = journal.tokenFlows()
+        const [chosen] = await Promise.all([valuation.token(), labels.read(flows)])
+        const pnlOf = (name: string) => {
+          if (!('token' in chosen)) return { pnl: null, pnlUnpriced: chosen.reason }
+          const valued = valuation.value(
+            flows
+              .filter((flow) => flow.strategy === name)
+              .map((flow) => ({ chainId: flow.chainId, token: flow.token, amount: flow.received + flow.refunded - flow.spent })),
+            chosen.token,
+          )
+          if (valued.unpriced.length > 0) return { pnl: null, pnlUnpriced: valuation.unpricedReason(valued, chosen.token) }
+          const { chainId, token } = chosen.token
+          return {
+            pnl: {
+              value: tokens.unitsOf(chainId, token, valued.raw),
+              raw: valued.raw.toString(),
+              token: tokens.labelOf(chainId, token),
+              pricedAt: valued.pricedAt,
+            },
+            pnlUnpriced: null,
+          }
+        }
         return {
           answer: {
             strategies: strategies.map((strategy) => {
@@ -114,7 +153,10 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
                     received: received.toString(),
                     refunded: refunded.toString(),
                     net: (received + refunded - spent).toString(),
+                    label: tokens.labelOf(chainId, token),
+                    netUnits: tokens.unitsOf(chainId, token, received + refunded - spent),
                   })),
+                ...pnlOf(strategy.name),
               }
             }),
           },
@@ -135,9 +177,12 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
         open: booleanQuery.optional(),
       }),
       answer: ordersAnswerSchema,
-      handle: ({ query }) => {
+      handle: async ({ query }) => {
         const rows = journal.orderPage({ ...query, chainId: query.chain, before: position(query.cursor) })
-        return { answer: { orders: rows.map((row) => orderViewOf(row, row.strategy)), nextCursor: nextCursorOf(rows, query.limit) } }
+        await labels.read(rows.flatMap(tokensOfOrder))
+        return {
+          answer: { orders: rows.map((row) => orderViewOf(row, row.strategy, tokens)), nextCursor: nextCursorOf(rows, query.limit) },
+        }
       },
     }),
     defineRoute({
@@ -148,7 +193,7 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
       params: z.object({ id: z.string().min(1).max(200) }),
       answer: orderAnswerSchema,
       refusals: [404],
-      handle: ({ params }) => {
+      handle: async ({ params }) => {
         const order =
           journal.getOrder({ id: params.id }) ??
           journal.getOrder({ venueId: params.id }) ??
@@ -156,12 +201,14 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
           journal.getOrder({ id: `${params.id}/0` })
         if (!order) throw new ConsoleRefusal(404, { error: `no order in the journal has the id, venue id or hash ${params.id}` })
         const strategy = journal.getIntent(order.intentId)?.strategy ?? null
+        const refunds = journal.refundsOf(order.id)
+        await labels.read([...tokensOfOrder(order), ...refunds.map((refund) => ({ chainId: refund.chainId, token: refund.token }))])
         return {
           answer: {
-            order: orderViewOf(order, strategy),
+            order: orderViewOf(order, strategy, tokens),
             history: journal.orderHistory(order.id).map(({ status, reason, at }) => ({ status, reason, at })),
-            fills: journal.fillsOf(order.id).map((fill) => fillViewOf(fill, strategy)),
-            refunds: journal.refundsOf(order.id).map((refund) => refundViewOf(refund, strategy)),
+            fills: journal.fillsOf(order.id).map((fill) => fillViewOf(fill, strategy, tokens, order)),
+            refunds: refunds.map((refund) => refundViewOf(refund, strategy, tokens)),
           },
         }
       },
@@ -173,9 +220,15 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
       action: false,
       query: flowQuery,
       answer: fillsAnswerSchema,
-      handle: ({ query }) => {
+      handle: async ({ query }) => {
         const rows = journal.fillPage({ ...query, chainId: query.chain, before: position(query.cursor) })
-        return { answer: { fills: rows.map((row) => fillViewOf(row, row.strategy)), nextCursor: nextCursorOf(rows, query.limit) } }
+        const orders = await ordersOfFills(rows)
+        return {
+          answer: {
+            fills: rows.map((row) => fillViewOf(row, row.strategy, tokens, orders.get(row.orderId))),
+            nextCursor: nextCursorOf(rows, query.limit),
+          },
+        }
       },
     }),
     defineRoute({
@@ -185,11 +238,12 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
       action: false,
       query: flowQuery,
       answer: refundsAnswerSchema,
-      handle: ({ query }) => {
+      handle: async ({ query }) => {
         const rows = journal.refundPage({ ...query, chainId: query.chain, before: position(query.cursor) })
+        await labels.read(rows.map((row) => ({ chainId: row.chainId, token: row.token })))
         return {
           answer: {
-            refunds: rows.map((row) => ({ id: row.id, ...refundViewOf(row, row.strategy) })),
+            refunds: rows.map((row) => ({ id: row.id, ...refundViewOf(row, row.strategy, tokens) })),
             nextCursor: nextCursorOf(rows, query.limit),
           },
         }
@@ -206,11 +260,45 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
     defineRoute({
       method: 'GET',
       path: '/api/equity',
-      summary: 'Cumulative net token flows of the fills and refunds, per chain and token (raw units, no prices)',
+      summary:
+        'The wallet’s value in the valuation token over time (sampled on the bot’s clock), and the cumulative net token flows of the fills and refunds',
       action: false,
       query: equityQuerySchema,
       answer: equityAnswerSchema,
-      handle: ({ query }) => ({ answer: equityOf(journal.flows(), query.strategy, query.points) }),
+      handle: async ({ query }) => {
+        const flows = netFlowsOf(journal.flows(), query.strategy, query.points)
+        const [chosen] = await Promise.all([valuation.token(), labels.read(flows)])
+        const token = 'token' in chosen ? chosen.token : undefined
+        const named = (priced: { chainId: number; token: string }) => tokens.labelOf(priced.chainId, priced.token).name
+        return {
+          answer: {
+            strategy: query.strategy ?? null,
+            value: {
+              token: token ? tokens.labelOf(token.chainId, token.token) : null,
+              reason: 'reason' in chosen ? chosen.reason : null,
+              intervalMs: sources.equity.intervalMs,
+              points: token
+                ? sources.equity
+                    .points()
+                    .slice(-query.points)
+                    .map(({ at, raw, pricedAt, unpriced }) => ({
+                      at,
+                      value: tokens.unitsOf(token.chainId, token.token, raw),
+                      raw: raw.toString(),
+                      pricedAt,
+                      unpriced: unpriced.map(named),
+                    }))
+                : [],
+            },
+            flows: flows.map(({ chainId, token: address, points }) => ({
+              chainId,
+              token: address,
+              label: tokens.labelOf(chainId, address),
+              points: points.map(({ at, net }) => ({ at, net: net.toString(), netUnits: tokens.unitsOf(chainId, address, net) })),
+            })),
+          },
+        }
+      },
     }),
   ]
 }

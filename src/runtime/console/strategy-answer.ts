@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { tokenLabelSchema, unitsSchema } from './token-answer.js'
 
 /** A token a strategy moved, raw units: net = received + refunded − spent (its PnL in kind, no price assumed). */
 export const tokenFlowSchema = z.object({
@@ -8,6 +9,18 @@ export const tokenFlowSchema = z.object({
   received: z.string(),
   refunded: z.string(),
   net: z.string().regex(/^-?\d+$/),
+  label: tokenLabelSchema,
+  /** net in token units (`-1000`), null when the token's decimals are unknown. */
+  netUnits: unitsSchema,
+})
+
+/** A value in the valuation token (ops.valuation): in its units and raw, the token, and the time of its oldest price. */
+export const valueSchema = z.object({
+  value: unitsSchema,
+  raw: z.string().regex(/^-?\d+$/),
+  token: tokenLabelSchema,
+  /** Clock ms of the oldest quote the value took (null: every amount was already in the valuation token). */
+  pricedAt: z.number().nullable(),
 })
 
 export const strategyViewSchema = z.object({
@@ -25,6 +38,10 @@ export const strategyViewSchema = z.object({
   orders: z.record(z.string(), z.number().int()),
   openOrders: z.number().int(),
   flows: z.array(tokenFlowSchema),
+  /** The net flows valued in the valuation token at the latest prices the bot has seen; null when it cannot be (see pnlUnpriced). */
+  pnl: valueSchema.nullable(),
+  /** Why pnl is null: no valuation token, or no price seen yet between one of its tokens and the valuation token. */
+  pnlUnpriced: z.string().nullable(),
 })
 
 /** GET /api/strategies. */

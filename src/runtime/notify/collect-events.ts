@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import type { Journal } from '../../journal/journal.js'
 import type { FillMismatch } from '../../journal/reconcile/reconcile-report.js'
+import type { FormatTokenAmount } from '../token-labels.js'
 import { dailySummaryMessage, previousUtcDay, utcDayOf, utcDayRange } from './daily-summary.js'
 import { enqueueEvents } from './enqueue-events.js'
 import { fillMessage, intentMessage, killSwitchMessage, mismatchMessage, strategyPausedMessage } from './event-messages.js'
 import type { NotificationTarget } from './resolve-targets.js'
-import type { FormatTokenAmount } from './token-labels.js'
 
 /** The journal reads and writes the notifier uses. */
 export type NotifierJournal = Pick<

@@ -1,6 +1,6 @@
 import type { FillEvent } from '../../journal/notification-sources.js'
+import type { FormatTokenAmount } from '../token-labels.js'
 import type { NotificationMessage } from './notification-message.js'
-import type { FormatTokenAmount } from './token-labels.js'
 
 const dayMs = 86_400_000
 

@@ -1,8 +1,8 @@
 import { withoutUrlSecrets } from '../../errors/url-secrets.js'
 import type { FillEvent, RefusedOrFailedIntent } from '../../journal/notification-sources.js'
 import type { FillMismatch } from '../../journal/reconcile/reconcile-report.js'
+import type { FormatTokenAmount } from '../token-labels.js'
 import type { NotificationMessage } from './notification-message.js'
-import type { FormatTokenAmount } from './token-labels.js'
 
 /** What each event says. Amounts in token units where the chain gives symbol and decimals; no key, token or URL. */
 

@@ -2,6 +2,7 @@ import type { Journal } from '../../journal/journal.js'
 import type { FillMismatch } from '../../journal/reconcile/reconcile-report.js'
 import type { Logger } from '../../log/logger.js'
 import type { Clock } from '../../time/clock.js'
+import type { FormatTokenAmount } from '../token-labels.js'
 import {
   type BotStateNow,
   collectBotState,
@@ -18,7 +19,6 @@ import type { Backoff } from './next-attempt.js'
 import type { NotificationMessage } from './notification-message.js'
 import { createRateLimiter } from './rate-limiter.js'
 import type { NotificationTarget } from './resolve-targets.js'
-import type { FormatTokenAmount } from './token-labels.js'
 
 export type CreateNotifierParameters = {
   journal: Journal

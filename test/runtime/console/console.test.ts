@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http'
+import { formatUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfigDocument } from '../../../src/config/load-config.js'
 import { summarizeJournal } from '../../../src/journal/journal-summary.js'
@@ -46,6 +47,8 @@ async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | 
 
 describe('the operator console of a paper bot', () => {
   const sandbox = useSandbox({ chainIds: [1] })
+  const usdc = () => sandboxToken(sandbox(), 1, 'USDC').address
+  const weth = () => sandboxToken(sandbox(), 1, 'WETH').address
   let session: BotSession
   let base: string
 
@@ -110,16 +113,83 @@ describe('the operator console of a paper bot', () => {
       expect(ladder?.config).toMatchObject({ levels: 4, sizePerLevel: '10000000000000000' })
       const flows = session.journal.tokenFlows().filter((flow) => flow.strategy === 'taker')
       expect(taker?.flows).toEqual(
-        flows.map((flow) => ({
-          chainId: flow.chainId,
-          token: flow.token,
-          spent: flow.spent.toString(),
-          received: flow.received.toString(),
-          refunded: flow.refunded.toString(),
-          net: (flow.received + flow.refunded - flow.spent).toString(),
-        })),
+        flows.map((flow) =>
+          expect.objectContaining({
+            chainId: flow.chainId,
+            token: flow.token,
+            spent: flow.spent.toString(),
+            received: flow.received.toString(),
+            refunded: flow.refunded.toString(),
+            net: (flow.received + flow.refunded - flow.spent).toString(),
+          }),
+        ),
       )
       expect(taker?.flows.some((flow) => flow.net.startsWith('-'))).toBe(true)
+    })
+
+    it('names each token by its symbol and gives amounts in token units beside the raw ones: the taker sold 1000 USDC for WETH', async () => {
+      const { strategies } = strategiesAnswerSchema.parse((await call('GET', '/api/strategies')).json)
+      const taker = strategies.find((strategy) => strategy.name === 'taker')
+      const usdcFlow = taker?.flows.find((flow) => flow.token.toLowerCase() === usdc().toLowerCase())
+      const wethFlow = taker?.flows.find((flow) => flow.token.toLowerCase() === weth().toLowerCase())
+      expect(usdcFlow).toMatchObject({
+        net: '-1000000000',
+        netUnits: '-1000',
+        label: { symbol: 'USDC', decimals: 6, name: 'USDC', chainId: 1 },
+      })
+      expect(wethFlow?.label).toMatchObject({ symbol: 'WETH', decimals: 18, name: 'WETH' })
+      expect(wethFlow?.netUnits).toBe(formatUnits(BigInt(wethFlow?.net ?? '0'), 18))
+      expect(Number(wethFlow?.netUnits)).toBeGreaterThan(0)
+
+      const { orders } = ordersAnswerSchema.parse((await call('GET', '/api/orders?strategy=taker')).json)
+      expect(orders[0]).toMatchObject({
+        srcAmount: '1000000000',
+        srcAmountUnits: '1000',
+        srcLabel: { symbol: 'USDC', decimals: 6 },
+        destLabel: { symbol: 'WETH', decimals: 18 },
+      })
+      expect(orders[0]?.destAmountUnits).toBe(formatUnits(BigInt(orders[0]?.destAmount ?? '0'), 18))
+
+      const { fills } = fillsAnswerSchema.parse((await call('GET', '/api/fills?strategy=taker')).json)
+      expect(fills[0]).toMatchObject({ spentUnits: '1000', spentLabel: { symbol: 'USDC' }, receivedLabel: { symbol: 'WETH' } })
+      expect(fills[0]?.receivedUnits).toBe(formatUnits(BigInt(fills[0]?.received ?? '0'), 18))
+      const one = orderAnswerSchema.parse((await call('GET', `/api/orders/${encodeURIComponent(fills[0]?.orderId ?? '')}`)).json)
+      expect(one.order.srcAmountUnits).toBe('1000')
+      expect(one.fills[0]?.receivedUnits).toBe(fills[0]?.receivedUnits)
+
+      // The OpenAPI document shows the labels.
+      const document = (await call('GET', '/api/openapi.json')).json as { paths: Record<string, { get: unknown }> }
+      expect(JSON.stringify(document.paths['/api/orders']?.get)).toContain('srcAmountUnits')
+      expect(JSON.stringify(document.paths['/api/strategies']?.get)).toContain('pnlUnpriced')
+    })
+
+    it('values each strategy’s net flows in USDC at the latest price the bot has seen', async () => {
+      const usdcToken = { chainId: 1, token: usdc() }
+      // The feed keeps quoting: a read counts when the price held still around it.
+      for (let attempt = 1; ; attempt++) {
+        const flows = session.journal.tokenFlows().filter((flow) => flow.strategy === 'taker')
+        const expected = () =>
+          flows.reduce((sum, flow) => {
+            const valued = session.prices.value(flow, flow.received + flow.refunded - flow.spent, usdcToken)
+            if (!valued) throw new Error(`the bot saw no price between ${flow.token} and USDC`)
+            return sum + valued.value
+          }, 0n)
+        const before = expected()
+        const { strategies } = strategiesAnswerSchema.parse((await call('GET', '/api/strategies')).json)
+        const after = expected()
+        if (before !== after && attempt < 5) continue
+        expect(before, 'the price held still during one of 5 reads').toBe(after)
+        const taker = strategies.find((strategy) => strategy.name === 'taker')
+        expect(taker?.pnlUnpriced).toBeNull()
+        expect(taker?.pnl).toMatchObject({ raw: after.toString(), token: { symbol: 'USDC', decimals: 6 } })
+        expect(taker?.pnl?.value).toBe(formatUnits(after, 6))
+        expect(taker?.pnl?.pricedAt).toEqual(expect.any(Number))
+        // 1000 USDC sold for WETH worth about as much: the PnL is the spread and fees, a small part of it.
+        expect(Math.abs(Number(taker?.pnl?.value))).toBeLessThan(100)
+        // The ladder has no fill: nothing to value.
+        expect(strategies.find((strategy) => strategy.name === 'far-ladder')?.pnl).toMatchObject({ raw: '0' })
+        break
+      }
     })
 
     it('GET /api/orders filters and pages through every order once, newest first', async () => {
@@ -168,21 +238,37 @@ describe('the operator console of a paper bot', () => {
       const first = balancesAnswerSchema.parse((await call('GET', '/api/balances')).json)
       expect(first.error).toBeNull()
       const usdc = sandboxToken(sandbox(), 1, 'USDC').address
-      expect(first.balances.some((balance) => balance.chainId === 1 && balance.token.toLowerCase() === usdc.toLowerCase())).toBe(true)
+      const held = first.balances.find((balance) => balance.chainId === 1 && balance.token.toLowerCase() === usdc.toLowerCase())
+      expect(held?.label).toMatchObject({ symbol: 'USDC', decimals: 6 })
+      expect(held?.amountUnits).toBe(formatUnits(BigInt(held?.amount ?? '0'), 6))
       const second = balancesAnswerSchema.parse((await call('GET', '/api/balances')).json)
       expect(second.readAt).toBe(first.readAt)
     })
 
-    it('GET /api/equity answers the taker’s cumulative net flows per token', async () => {
-      const answer = equityAnswerSchema.parse((await call('GET', '/api/equity?strategy=taker')).json)
-      const last = Object.fromEntries(answer.series.map((series) => [`${series.chainId}:${series.token}`, series.points.at(-1)?.net]))
+    it('GET /api/equity answers the wallet’s value in USDC over time, and the taker’s cumulative net flows per token', async () => {
+      const answer = await waitFor('two points of the wallet’s value', async () => {
+        const read = equityAnswerSchema.parse((await call('GET', '/api/equity?strategy=taker')).json)
+        return read.value.points.filter((point) => point.unpriced.length === 0).length >= 2 ? read : undefined
+      })
+      expect(answer.value).toMatchObject({ token: { symbol: 'USDC', decimals: 6 }, reason: null })
+      const times = answer.value.points.map((point) => point.at)
+      expect(times).toEqual([...times].sort((a, b) => a - b))
+      const last = answer.value.points.at(-1)
+      expect(last?.value).toBe(formatUnits(BigInt(last?.raw ?? '0'), 6))
+      // The wallet holds its USDC and the WETH bought: worth more than the USDC it holds alone.
+      const balances = balancesAnswerSchema.parse((await call('GET', '/api/balances')).json)
+      const usdcHeld = balances.balances.find((balance) => balance.label.symbol === 'USDC')
+      expect(BigInt(last?.raw ?? '0')).toBeGreaterThan(BigInt(usdcHeld?.amount ?? '0'))
+      const flows = answer.flows
+      expect(flows.map((series) => series.label.symbol).sort()).toEqual(['USDC', 'WETH'])
+      const lastNet = Object.fromEntries(flows.map((series) => [`${series.chainId}:${series.token}`, series.points.at(-1)?.net]))
       const expected = Object.fromEntries(
         session.journal
           .tokenFlows()
           .filter((flow) => flow.strategy === 'taker')
           .map((flow) => [`${flow.chainId}:${flow.token}`, (flow.received + flow.refunded - flow.spent).toString()]),
       )
-      expect(last).toEqual(expected)
+      expect(lastNet).toEqual(expected)
     })
 
     it('answers a bad query with 400 naming where and what was expected', async () => {

@@ -136,6 +136,25 @@ describe('the web console in Chromium', () => {
     expect(navigations).toEqual([])
     // Wait for the ladder's four open orders so the picture shows them.
     await expect.poll(() => page.locator('section tr[data-order]').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(4)
+    // Amounts in token units with their symbols: the taker's 1,000 USDC and the WETH it got.
+    const fillRow = page.locator(`tr[data-fill="${fill?.id}"]`)
+    expect(await fillRow.textContent()).toContain('1,000 USDC')
+    expect(await fillRow.textContent()).toMatch(/\d\.\d+ WETH/)
+    expect(await page.locator('tr[data-strategy="taker"] ul.flows').textContent()).toContain('−1,000 USDC')
+    // The PnL of each strategy in USDC, and the wallet's value charted over time (a redraw per event shows new points).
+    await expect.poll(() => page.locator('tr[data-strategy="taker"] .pnl').textContent(), { timeout: 8_000 }).toMatch(/\d USDC$/)
+    expect(await page.locator('th', { hasText: 'PnL (USDC)' }).count()).toBe(1)
+    await expect
+      .poll(
+        async () => {
+          // A redraw of the overview, as an event would make (the test's tsconfig has no DOM types: the page's code as text).
+          await page.evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))")
+          return page.locator('figure.chart').first().getAttribute('data-points')
+        },
+        { timeout: 10_000 },
+      )
+      .not.toMatch(/^[01]$/)
+    expect(await page.locator('figure.chart figcaption').first().textContent()).toMatch(/^Wallet value: [\d,.]+ USDC/)
     await page.locator('figure.chart canvas').first().waitFor()
     await screenshot('console-overview.png')
   })

@@ -12,8 +12,8 @@ import type { BotStateNow } from '../../../src/runtime/notify/collect-events.js'
 import { createNotifier, type Notifier } from '../../../src/runtime/notify/notifier.js'
 import { openNotifications } from '../../../src/runtime/notify/open-notifications.js'
 import { resolveNotificationTargets } from '../../../src/runtime/notify/resolve-targets.js'
-import { createTokenAmountFormatter } from '../../../src/runtime/notify/token-labels.js'
 import { openBot } from '../../../src/runtime/open-bot.js'
+import { createTokenAmountFormatter, createTokenLabels } from '../../../src/runtime/token-labels.js'
 import { ManualClock } from '../../../src/time/clock.js'
 import { createTempDirectory } from '../../helpers/temp-directory.js'
 import { type Receiver, startReceiver } from './receivers.js'
@@ -79,7 +79,7 @@ function createHarness({
     targets: resolveNotificationTargets({ config, env, locate: () => 'bot.yaml' }),
     clock,
     backoff: config.backoff,
-    formatAmount: createTokenAmountFormatter(new Map()),
+    formatAmount: createTokenAmountFormatter(createTokenLabels(new Map())),
     botState: () => state,
     logger,
     realNow: () => clock.now(),
@@ -469,7 +469,8 @@ describe('openNotifications (the runtime wiring)', () => {
     const notifications = openNotifications({
       targets: resolveNotificationTargets({ config: config.notifications, env: {}, locate: () => 'bot.yaml' }),
       config,
-      session: { journal, clock, chains: new Map(), killSwitch },
+      session: { journal, clock, killSwitch },
+      labels: createTokenLabels(new Map()),
       strategies: () => ({}),
       logger: createLogger({ level: 'silent' }),
     })
