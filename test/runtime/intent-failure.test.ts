@@ -30,6 +30,11 @@ import ladder from '../../strategies/ladder/index.js'
 import { type LadderState, ladderStateSchema } from '../../strategies/ladder/ladder-state.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
+import { waitFor as waitUntil } from '../helpers/wait-for.js'
+
+/** waitFor with this file's bounds. */
+const waitFor = <T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000) =>
+  waitUntil(what, read, timeoutMs, 50)
 
 const directory = createTempDirectory('deltaflow-intent-failure-')
 afterAll(() => directory.cleanup())
@@ -97,16 +102,6 @@ async function executorContext(
     clock: systemClock,
     limits: riskLimitsSchema.parse({}),
   })
-}
-
-async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 /** The venue's copy of an order, asked without faults; undefined when the venue does not hold it (404). */

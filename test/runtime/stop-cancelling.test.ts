@@ -20,6 +20,7 @@ import { farLadderConfig } from '../helpers/far-ladder.js'
 import { placeOpenLimitOrders } from '../helpers/open-limit-orders.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
+import { waitFor } from '../helpers/wait-for.js'
 import { recordSampleOrder } from '../journal/journal-fixtures.js'
 
 // At stop, orders still CANCELLING are followed until final for a bounded time of the venue's clock, and what is still
@@ -37,16 +38,6 @@ afterAll(() => {
   for (const killSwitch of switches) killSwitch.dispose()
   directory.cleanup()
 })
-
-async function waitFor<T>(what: string, read: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 const weth = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
 const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'

@@ -34,6 +34,11 @@ import { type LadderState, ladderStateSchema } from '../../strategies/ladder/lad
 import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
+import { waitFor as waitUntil } from '../helpers/wait-for.js'
+
+/** waitFor with this file's bounds. */
+const waitFor = <T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000) =>
+  waitUntil(what, read, timeoutMs)
 
 const directory = createTempDirectory('deltaflow-ladder-')
 afterAll(() => directory.cleanup())
@@ -454,16 +459,6 @@ async function moveWethPrice(sandbox: RunningSandbox, accountIndex: number, targ
   }
   await chain.refresh()
   return wethMid(sandbox)
-}
-
-async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 type RunningLadder = { bot: Bot; context: ExecutorContext }

@@ -22,6 +22,7 @@ import { consoleBotConfigText } from '../../helpers/console-bot.js'
 import { runDeltaflow } from '../../helpers/deltaflow-cli.js'
 import { sandboxToken, useSandbox } from '../../helpers/sandbox.js'
 import { createTempDirectory } from '../../helpers/temp-directory.js'
+import { waitFor } from '../../helpers/wait-for.js'
 import { createCapturedLogger } from './captured-logger.js'
 import { openEventStream } from './sse-reader.js'
 
@@ -34,16 +35,6 @@ const tokenEnv = 'CONSOLE_TEST_TOKEN'
 const { logger, lines: logLines } = createCapturedLogger('debug')
 /** Every answer's text, checked for the token at the end. */
 const answers: string[] = []
-
-async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 describe('the operator console of a paper bot', () => {
   const sandbox = useSandbox({ chainIds: [1] })
