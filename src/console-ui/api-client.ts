@@ -4,12 +4,19 @@ import { errorAnswerSchema } from '../runtime/console/error-answer.js'
 
 const tokenKey = 'deltaflow.console.token'
 
+const tokenListeners: (() => void)[] = []
+
 /** The console token the operator typed, kept for this browser tab only (sessionStorage). */
 export const consoleToken = {
   get: (): string | undefined => sessionStorage.getItem(tokenKey) ?? undefined,
   set: (value: string): void => {
     if (value === '') sessionStorage.removeItem(tokenKey)
     else sessionStorage.setItem(tokenKey, value)
+    if (value !== '') for (const listener of tokenListeners) listener()
+  },
+  /** Called each time a token is set (not when one is forgotten). */
+  onSet: (listener: () => void): void => {
+    tokenListeners.push(listener)
   },
 }
 
@@ -24,9 +31,14 @@ export class ConsoleApiError extends Error {
   }
 }
 
-function headers(extra: Record<string, string> = {}): Record<string, string> {
+/** The Authorization header, when the page holds a token. */
+export function authorization(): Record<string, string> {
   const token = consoleToken.get()
-  return { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra }
+  return token ? { authorization: `Bearer ${token}` } : {}
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  return { accept: 'application/json', ...authorization(), ...extra }
 }
 
 async function answerOf<Schema extends z.ZodType>(response: Response, schema: Schema, what: string): Promise<z.output<Schema>> {

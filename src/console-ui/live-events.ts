@@ -1,46 +1,66 @@
 import type { z } from 'zod'
 import { type ConsoleEvent, consoleEventSchema } from '../runtime/console/console-event.js'
 import type { fillViewSchema } from '../runtime/console/order-answers.js'
+import { authorization } from './api-client.js'
 import { formatAmount, formatUnitsText } from './dom.js'
+import { followStream } from './event-stream-reader.js'
 
 /** A fill as GET /api/fills answers it (with its tokens), to name the amounts of its live event. */
 type FillView = z.infer<typeof fillViewSchema>
 
-const kinds = ['order-status', 'fill', 'refund', 'intent', 'strategy', 'action'] as const
+const kinds: ReadonlySet<string> = new Set(['order-status', 'fill', 'refund', 'intent', 'strategy', 'action'])
 
-export type LiveState = 'connecting' | 'live' | 'reconnecting'
+/** `needs-token`: the API refused the stream (401); it waits for `restart()` once the page has the token. */
+export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'needs-token'
 
 export type LiveEvents = {
   /** The latest events, newest first (at most 50). */
   recent: () => readonly ConsoleEvent[]
   state: () => LiveState
+  /** Connects again at once, with the token the page now holds, resuming after the last event received. */
+  restart: () => void
 }
 
 /**
- * Follows GET /api/events with an EventSource: the browser reconnects by itself and sends Last-Event-ID, so the
- * stream resumes where it was. Each event is checked against the API's schema, kept, and passed to `onEvent`.
+ * Follows GET /api/events (a fetch-based reader: it sends the console token, which EventSource cannot), resuming with
+ * Last-Event-ID after each reconnect. Each event is checked against the API's schema, kept, and passed to `onEvent`.
  */
 export function followEvents(onEvent: (event: ConsoleEvent) => void, onState: (state: LiveState) => void): LiveEvents {
   const recent: ConsoleEvent[] = []
   let state: LiveState = 'connecting'
-  const source = new EventSource('/api/events')
   const setState = (next: LiveState) => {
     if (next === state) return
     state = next
     onState(next)
   }
-  source.addEventListener('open', () => setState('live'))
-  source.addEventListener('error', () => setState(source.readyState === EventSource.CLOSED ? 'reconnecting' : 'connecting'))
-  for (const kind of kinds) {
-    source.addEventListener(kind, (message) => {
-      const parsed = consoleEventSchema.safeParse(JSON.parse((message as MessageEvent<string>).data))
+  const stream = followStream({
+    url: '/api/events',
+    headers: authorization,
+    onState: setState,
+    onUnauthorized: () => setState('needs-token'),
+    onMessage: (message) => {
+      if (!kinds.has(message.event)) return
+      let data: unknown
+      try {
+        data = JSON.parse(message.data)
+      } catch {
+        return
+      }
+      const parsed = consoleEventSchema.safeParse(data)
       if (!parsed.success) return
       recent.unshift(parsed.data)
       recent.length = Math.min(recent.length, 50)
       onEvent(parsed.data)
-    })
+    },
+  })
+  return {
+    recent: () => recent,
+    state: () => state,
+    restart: () => {
+      if (state === 'needs-token') setState('connecting')
+      stream.restart()
+    },
   }
-  return { recent: () => recent, state: () => state }
 }
 
 const short = (id: string) => (id.length > 20 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id)

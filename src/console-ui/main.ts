@@ -33,8 +33,19 @@ function refresh(): void {
 
 const live = followEvents(refresh, (state: LiveState) => {
   liveBadge.className = `live ${state}`
-  liveBadge.textContent = state
+  liveBadge.textContent = state === 'needs-token' ? 'needs the token' : state
   if (state === 'live') refresh()
+  // Bound beyond loopback, the stream wants the token too: a wrong one is forgotten and the token asked for.
+  if (state === 'needs-token') {
+    consoleToken.set('')
+    drawTokenState()
+    void askToken()
+  }
+})
+// A token typed anywhere (an action, a read refused) lets a refused stream connect again.
+consoleToken.onSet(() => {
+  if (live.state() === 'needs-token') live.restart()
+  refresh()
 })
 
 function forgetToken(): void {
@@ -120,9 +131,7 @@ async function draw(): Promise<void> {
     if (needsToken) consoleToken.set('')
     main.replaceChildren(
       message,
-      ...(needsToken
-        ? [element('button', { class: 'primary', onclick: () => void askToken().then(() => draw()) }, 'Enter the console token')]
-        : []),
+      ...(needsToken ? [element('button', { class: 'primary', onclick: () => void askToken() }, 'Enter the console token')] : []),
     )
   } finally {
     drawing = false

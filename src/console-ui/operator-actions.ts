@@ -3,8 +3,20 @@ import { type ConfirmParameters, confirmAction } from './confirm-dialog.js'
 import { element } from './dom.js'
 import { showNotice } from './notices.js'
 
-/** Asks for the console token in a dialog (kept for this tab); undefined when the operator cancels. */
+let asking: Promise<string | undefined> | undefined
+
+/**
+ * Asks for the console token in a dialog (kept for this tab); undefined when the operator cancels. While the dialog is
+ * open, another ask (a read and the event stream refused at once) waits for the same answer.
+ */
 export function askToken(): Promise<string | undefined> {
+  asking ??= openTokenDialog().finally(() => {
+    asking = undefined
+  })
+  return asking
+}
+
+function openTokenDialog(): Promise<string | undefined> {
   return new Promise((resolve) => {
     const input = element('input', { type: 'password', name: 'token', autocomplete: 'off', required: true, placeholder: 'console token' })
     const dialog = element(
@@ -14,7 +26,11 @@ export function askToken(): Promise<string | undefined> {
         'form',
         { method: 'dialog' },
         element('h2', { id: 'token-title' }, 'Console token'),
-        element('p', {}, 'Actions need the bot’s console token (ops.auth.tokenEnv or ops.auth.tokenFile). It is kept in this tab only.'),
+        element(
+          'p',
+          {},
+          'Actions, and every request when the bot listens beyond loopback, need the bot’s console token (ops.auth.tokenEnv or ops.auth.tokenFile). It is kept in this tab only.',
+        ),
         input,
         element(
           'menu',

@@ -82,7 +82,7 @@ export async function renderOverview(context: PageContext & { status: StatusAnsw
                 .map((event) =>
                   element(
                     'li',
-                    { 'data-kind': event.kind },
+                    { 'data-kind': event.kind, 'data-event-id': String(event.id) },
                     element('time', {}, formatTime(event.at).slice(11)),
                     ' ',
                     describeEvent(event, fills.fills),

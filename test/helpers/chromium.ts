@@ -3,6 +3,7 @@ import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { type Browser, chromium, type Page } from 'playwright-core'
 
 const installHint =
   'Install it: `apt-get install -y chromium` (as root; .ci/run does this in CI), or set CHROMIUM_PATH to a Chromium or Chrome binary.'
@@ -210,4 +211,30 @@ export function chartMarks(html: string, id: string): ChartMarks {
     areas: tags('path', 'area').map((tag) => (attribute(tag, 'class') ?? '').replace('area', '').trim()),
     readout: tags('g', 'readout').length > 0,
   }
+}
+
+/** Headless Chromium driven by playwright-core (the web console's tests), with nothing of its own on the network. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: findChromium(),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  })
+}
+
+/** Records every URL `page` asks for in `requested`, and every error it throws or logs in `errors`. */
+export function watchPage(page: Page, requested: string[], errors: string[]): void {
+  page.on('request', (request) => requested.push(request.url()))
+  page.on('pageerror', (error) => errors.push(error.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text())
+  })
 }

@@ -9,14 +9,18 @@ export type ConsoleBotConfigParameters = {
   /** The variables that hold the wallet's key and the console token. */
   keyEnv: string
   tokenEnv: string
+  /** The console's address (default: loopback). */
+  host?: string
+  /** Run the `far-ladder` strategy too (default true). */
+  ladder?: boolean
 }
 
 /**
  * The YAML of a paper bot on chain 1 of the sandbox with the console on a free port: `taker` sells 1,000 USDC for WETH
  * once, at the first quote (one order, one fill); `far-ladder` places four limit orders far above the market, open
- * until cancelled.
+ * until cancelled (unless `ladder` is false).
  */
-export function consoleBotConfigText({ sandbox, db, keyEnv, tokenEnv }: ConsoleBotConfigParameters): string {
+export function consoleBotConfigText({ sandbox, db, keyEnv, tokenEnv, host, ladder = true }: ConsoleBotConfigParameters): string {
   const weth = sandboxToken(sandbox, 1, 'WETH').address
   const usdc = sandboxToken(sandbox, 1, 'USDC').address
   return [
@@ -27,13 +31,11 @@ export function consoleBotConfigText({ sandbox, db, keyEnv, tokenEnv }: ConsoleB
     `db: "${db}"`,
     'feed: { intervalMs: 200 }',
     'reconcile: { intervalMs: 300 }',
-    `ops: { port: 0, console: true, auth: { tokenEnv: ${tokenEnv} } }`,
+    `ops: { ${host ? `host: "${host}", ` : ''}port: 0, console: true, auth: { tokenEnv: ${tokenEnv} } }`,
     'strategies:',
     '  - name: taker',
     '    use: example',
     `    config: { chainId: 1, srcToken: "${usdc}", destToken: "${weth}", amount: "1000000000", minDestAmount: "1" }`,
-    '  - name: far-ladder',
-    '    use: ladder',
-    `    config: ${JSON.stringify(farLadderConfig({ weth, usdc }))}`,
+    ...(ladder ? ['  - name: far-ladder', '    use: ladder', `    config: ${JSON.stringify(farLadderConfig({ weth, usdc }))}`] : []),
   ].join('\n')
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfigDocument } from '../../../src/config/load-config.js'
 import { dashboardContentSecurityPolicy, registerDashboard } from '../../../src/runtime/console/dashboard/register-dashboard.js'
@@ -9,7 +9,7 @@ import { statusAnswerSchema } from '../../../src/runtime/console/status-answer.j
 import { strategiesAnswerSchema } from '../../../src/runtime/console/strategy-answer.js'
 import { type BotSession, openBot } from '../../../src/runtime/open-bot.js'
 import { developmentAccounts } from '../../../src/sandbox/chains/accounts.js'
-import { findChromium } from '../../helpers/chromium.js'
+import { launchChromium, watchPage } from '../../helpers/chromium.js'
 import { consoleBotConfigText } from '../../helpers/console-bot.js'
 import { useSandbox } from '../../helpers/sandbox.js'
 import { createTempDirectory } from '../../helpers/temp-directory.js'
@@ -62,25 +62,9 @@ describe('the web console in Chromium', () => {
     const env = { DASHBOARD_TEST_KEY: developmentAccounts[5]?.privateKey ?? '', DASHBOARD_TEST_TOKEN: token }
     session = await openBot({ document: parseConfigDocument(text, 'bot.yaml', { env }), live: false, logger, env })
     base = session.ops?.url ?? ''
-    browser = await chromium.launch({
-      executablePath: findChromium(),
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    page.on('request', (request) => requested.push(request.url()))
-    page.on('pageerror', (error) => pageErrors.push(error.message))
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text())
-    })
+    watchPage(page, requested, pageErrors)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
