@@ -37,8 +37,30 @@ export function authorization(): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {}
 }
 
-function headers(extra: Record<string, string> = {}): Record<string, string> {
-  return { accept: 'application/json', ...authorization(), ...extra }
+/**
+ * Whether reads (and the event stream) need the token: learnt from a read refused without one, as a console bound
+ * beyond loopback refuses them. On loopback they never carry it, so a wrong token typed for an action is refused by
+ * that action alone, and a read never forgets it meanwhile.
+ */
+let readsNeedToken = false
+
+/** The Authorization header for a read: the token once reads need it, else none. */
+export function readAuthorization(): Record<string, string> {
+  return readsNeedToken ? authorization() : {}
+}
+
+/**
+ * A read answered 401: without the token, reads need it from now on (true: ask for it or send the one held); with
+ * it, the token was wrong (false: forget it and ask again).
+ */
+export function readRefused(sentToken: boolean): boolean {
+  if (sentToken) return false
+  readsNeedToken = true
+  return true
+}
+
+function headers(extra: Record<string, string> = {}, read = false): Record<string, string> {
+  return { accept: 'application/json', ...(read ? readAuthorization() : authorization()), ...extra }
 }
 
 async function answerOf<Schema extends z.ZodType>(response: Response, schema: Schema, what: string): Promise<z.output<Schema>> {
@@ -59,7 +81,11 @@ async function answerOf<Schema extends z.ZodType>(response: Response, schema: Sc
 
 /** GET `path` (under /api/), its answer checked against `schema`. */
 export async function readApi<Schema extends z.ZodType>(path: string, schema: Schema): Promise<z.output<Schema>> {
-  return answerOf(await fetch(path, { headers: headers() }), schema, `GET ${path}`)
+  const sent = headers({}, true)
+  const response = await fetch(path, { headers: sent })
+  // A first refusal without the token: reads need it; sent again at once when the page holds one.
+  if (response.status === 401 && readRefused('authorization' in sent) && consoleToken.get()) return readApi(path, schema)
+  return answerOf(response, schema, `GET ${path}`)
 }
 
 /** POST an action with the console token and a fresh Idempotency-Key (a retry of the same click would reuse it). */

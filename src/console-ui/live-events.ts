@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { type ConsoleEvent, consoleEventSchema } from '../runtime/console/console-event.js'
 import type { fillViewSchema } from '../runtime/console/order-answers.js'
-import { authorization } from './api-client.js'
+import { consoleToken, readAuthorization, readRefused } from './api-client.js'
 import { formatAmount, formatUnitsText } from './dom.js'
 import { followStream } from './event-stream-reader.js'
 
@@ -33,11 +33,21 @@ export function followEvents(onEvent: (event: ConsoleEvent) => void, onState: (s
     state = next
     onState(next)
   }
+  /** Whether the stream's last connection carried the token. */
+  let sentToken = false
   const stream = followStream({
     url: '/api/events',
-    headers: authorization,
+    headers: () => {
+      const sent = readAuthorization()
+      sentToken = 'authorization' in sent
+      return sent
+    },
     onState: setState,
-    onUnauthorized: () => setState('needs-token'),
+    onUnauthorized: () => {
+      // Refused without the token: reads need it, so connect again with the one the page holds, or wait for one.
+      if (readRefused(sentToken) && consoleToken.get()) setTimeout(() => stream.restart(), 0)
+      else setState('needs-token')
+    },
     onMessage: (message) => {
       if (!kinds.has(message.event)) return
       let data: unknown
