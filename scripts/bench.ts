@@ -11,6 +11,7 @@ import { benchIntentToSigned } from './bench/intent-to-signed.js'
 import { benchJournalAppend } from './bench/journal.js'
 import { benchMakerFirm } from './bench/maker-firm.js'
 import { benchMakerPrices } from './bench/maker-prices.js'
+import { benchOptimize } from './bench/optimize.js'
 import { benchPipeline } from './bench/pipeline.js'
 import { benchPoll500 } from './bench/poll-500.js'
 import { benchReconcile } from './bench/reconcile.js'
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'poll-500': () => benchPoll500(),
   'backtest-dca': () => benchBacktestDca(),
   'backtest-replay': () => benchBacktestReplay(),
+  optimize: () => benchOptimize(),
   'maker-prices': () => benchMakerPrices(),
   'maker-firm': () => benchMakerFirm(),
   'cli-start': () => benchCliStart(),

@@ -24,6 +24,11 @@ export const commandSummaries = {
     usage: '[options] <config>',
     description: "replay recorded quotes through a config's strategies, the executor's own checks and a simulated venue",
   },
+  optimize: {
+    usage: '[options] <config>',
+    description:
+      "search a config's optimize space with walk-forward validation: in-sample winners scored out of sample, a recommendation and its robustness",
+  },
   chains: {
     usage: '',
     description: 'local EVM chains carrying the service contracts',

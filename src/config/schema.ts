@@ -3,6 +3,7 @@ import { fillModelSchema } from '../backtest/fill-model.js'
 import { riskLimitsSchema } from '../exec/risk/risk-limits-schema.js'
 import { configNameSchema, configPathSchema, strategyReferenceSchema, tokenSymbolSchema } from './config-names.js'
 import { notificationsConfigSchema } from './notifications-schema.js'
+import { optimizeConfigSchema } from './optimize-schema.js'
 
 const chainIdKey = z
   .string()
@@ -219,6 +220,8 @@ export const deltaflowConfigSchema = z.strictObject({
   /** Webhook and Telegram targets told about fills, failures, pauses and more (src/runtime/notify). */
   notifications: notificationsConfigSchema.default(notificationsConfigSchema.parse({})),
   backtest: backtestConfigSchema.default(backtestConfigSchema.parse({})),
+  /** `deltaflow optimize`: the parameter space, sampler, objective and walk-forward (optimize-schema.ts). */
+  optimize: optimizeConfigSchema.optional(),
   /** `deltaflow maker`: absent in a bot's config. */
   maker: makerConfigSchema.optional(),
   strategies: z

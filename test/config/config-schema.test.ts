@@ -23,6 +23,7 @@ describe('deltaflow schema', () => {
         'mode',
         'notifications',
         'ops',
+        'optimize',
         'reconcile',
         'risk',
         'runForSeconds',

@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createSequentialExecutor, type TrialExecutor, type TrialResult, type TrialSpec } from '../../src/backtest/optimize/trial.js'
+import { createWorkerPoolExecutor } from '../../src/backtest/optimize/worker-pool.js'
+import { packRecordedQuotes } from '../../src/backtest/quote-store.js'
+import { type BenchResult, summarize } from './summary.js'
+
+const quoteSet = fileURLToPath(new URL('../../test/fixtures/quotes/ethusdt-strategies.jsonl.gz', import.meta.url))
+const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.meta.url))
+
+/**
+ * Trials per second of the optimiser's executors on the same trials, in one run: in this process one after another
+ * (the sequential executor), then on the worker pool with 1 and with 2 worker threads. A trial is the ladder example
+ * (config/ladder.yaml) over the whole recorded ETH set (test/fixtures/quotes/ethusdt-strategies.jsonl.gz: 2 days,
+ * 41,472 quotes, packed to a temp .sqlite), one candidate each: 8 lower prices × 2 level counts × 2 spacings.
+ * Each executor first makes one pass over the trials in which each thread loads the modules and opens the quote set
+ * (reported with its start-up included), then `runs` timed passes, the executors taking turns.
+ * The pool's overhead per trial is its 1-worker time per trial minus the sequential one's (the structured clone of
+ * spec and result, the message round trip, the scheduling). Beside each rate, the CPU time per trial and the cores
+ * the process kept busy (CPU time of all its threads / wall time): on a machine busy with other work, 2 workers get
+ * less than 2 cores, and that shows there. Every executor's results must be identical.
+ */
+export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promise<BenchResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
+  const executors: { name: string; executor: TrialExecutor }[] = [
+    { name: 'sequential', executor: createSequentialExecutor() },
+    { name: 'pool 1 worker', executor: createWorkerPoolExecutor({ workers: 1 }) },
+    { name: 'pool 2 workers', executor: createWorkerPoolExecutor({ workers: 2 }) },
+  ]
+  try {
+    const quotes = join(directory, 'ethusdt-strategies.sqlite')
+    const packed = await packRecordedQuotes({ input: quoteSet, output: quotes, keepAnswers: false })
+    const specs = ladderSpecs(quotes, packed.firstTime ?? 0, (packed.lastTime ?? 0) + 1)
+    const notes: Record<string, string> = {
+      target: '2 workers >= 1.8 x 1 worker',
+      trials: `${specs.length} ladder candidates over ${packed.quotes} quotes (2 days) each`,
+    }
+    const seconds = new Map<string, number[]>()
+    const cpuSeconds = new Map<string, number[]>()
+    let expected: string | undefined
+    for (const { name, executor } of executors) {
+      const started = performance.now()
+      await executor.run(specs)
+      notes[`${name} first pass`] = `${(specs.length / ((performance.now() - started) / 1000)).toFixed(2)} trials/s (start-up included)`
+    }
+    for (let run = 0; run < runs; run++) {
+      for (const { name, executor } of executors) {
+        const started = performance.now()
+        const cpu = process.cpuUsage()
+        const results = await executor.run(specs)
+        seconds.set(name, [...(seconds.get(name) ?? []), (performance.now() - started) / 1000])
+        const used = process.cpuUsage(cpu)
+        cpuSeconds.set(name, [...(cpuSeconds.get(name) ?? []), (used.user + used.system) / 1e6])
+        const failed = results.find((result) => result.error !== undefined)
+        if (failed) throw new Error(`bench optimize: trial ${failed.id} failed on the ${name} executor: ${failed.error}`)
+        const json = resultsJson(results)
+        expected ??= json
+        if (json !== expected) throw new Error(`bench optimize: the ${name} executor's results differ from the sequential ones`)
+      }
+    }
+    const rateOf = (name: string) => specs.length / median(seconds.get(name) ?? [])
+    for (const { name } of executors) {
+      const wall = median(seconds.get(name) ?? [])
+      const cpu = median(cpuSeconds.get(name) ?? [])
+      notes[name] =
+        `${rateOf(name).toFixed(2)} trials/s (${((cpu / specs.length) * 1000).toFixed(0)} ms CPU per trial, ${(cpu / wall).toFixed(2)} cores busy)`
+    }
+    notes['speed-up 2 vs 1 worker'] = `${(rateOf('pool 2 workers') / rateOf('pool 1 worker')).toFixed(2)} x (goal >= 1.8)`
+    notes['pool overhead per trial'] = `${((1 / rateOf('pool 1 worker') - 1 / rateOf('sequential')) * 1000).toFixed(1)} ms`
+    notes['results identical'] = expected === undefined ? 'no runs' : 'yes'
+    return summarize(
+      'optimize: ladder trials per second on the worker pool with 2 workers',
+      'trials/s',
+      (seconds.get('pool 2 workers') ?? []).map((value) => specs.length / value),
+      notes,
+    )
+  } finally {
+    await Promise.all(executors.map(({ executor }) => executor.close()))
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+function ladderSpecs(quotes: string, from: number, to: number): TrialSpec[] {
+  const specs: TrialSpec[] = []
+  for (const spacing of ['linear', 'geometric']) {
+    for (const levels of [3, 5]) {
+      for (let step = 0; step < 8; step++) {
+        const lower = 1850 + step * 25
+        specs.push({
+          id: String(specs.length).padStart(5, '0'),
+          configFile: ladderConfig,
+          overrides: [
+            { path: 'strategies.0.config.lowerPrice', value: String(lower) },
+            { path: 'strategies.0.config.upperPrice', value: String(lower + 200) },
+            { path: 'strategies.0.config.levels', value: String(levels) },
+            { path: 'strategies.0.config.spacing', value: spacing },
+          ],
+          quotes,
+          from,
+          to,
+          seed: 1,
+        })
+      }
+    }
+  }
+  return specs
+}
+
+function resultsJson(results: readonly TrialResult[]): string {
+  return JSON.stringify([...results].sort((left, right) => left.id.localeCompare(right.id)))
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
