@@ -72,7 +72,8 @@ function columnsOf(rows: readonly SweepRow[], decimals: number): Column[] {
 }
 
 /** The end value above the buy-and-hold benchmark's, quote token: what combinations are ranked by. */
-function excessOf(summary: BacktestSummary): number {
+/** How far a run ended above buy-and-hold, quote token: what a sweep ranks by. */
+export function excessOf(summary: BacktestSummary): number {
   return summary.benchmarks.buyAndHold.excess
 }
 

@@ -8,9 +8,9 @@ import type { TradeRow } from '../backtest/trades-export.js'
 import { type TradesFormat, tradesFormatOf, tradesFormats } from '../backtest/trades-format.js'
 import { requireFile } from '../config/file-not-found.js'
 import { createLogger, resolveLogLevel } from '../log/logger.js'
-import { formatBacktestSummary } from './backtest-summary-text.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
+import { parseSeed, parseTime } from './option-parsers.js'
 
 type BacktestOptions = {
   quotes: string
@@ -52,23 +52,12 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value]
 }
 
-function parseTime(value: string): number {
-  const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
-  if (!Number.isFinite(time)) throw new InvalidArgumentError(`expected an ISO 8601 time or unix milliseconds, received "${value}"`)
-  return time
-}
-
 function parseTradesFile(value: string): { file: string; format: TradesFormat } {
   const format = tradesFormatOf(value)
   if (!format) {
     throw new InvalidArgumentError(`expected a file ending in ${Object.keys(tradesFormats).join(' or ')}, received "${value}"`)
   }
   return { file: value, format }
-}
-
-function parseSeed(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, received "${value}"`)
-  return Number(value)
 }
 
 /** `path=a,b,c` → the path and its values; refuses a setting without `=` or without a value. */
@@ -120,8 +109,9 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
     { runBacktest },
     { backtestResultOf },
     { renderBacktestReport },
-    { formatSweepTable },
+    { excessOf, formatSweepTable },
     { tradeRowsOf, formatTrades },
+    { formatBacktestSummary },
   ] = await Promise.all([
     import('../backtest/quote-blocks.js'),
     import('../backtest/run-backtest.js'),
@@ -129,6 +119,7 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
     import('../backtest/render-report.js'),
     import('../backtest/sweep-table.js'),
     import('../backtest/trades-export.js'),
+    import('./backtest-summary-text.js'),
   ])
   const source = await openQuoteReplay(options.quotes)
   const sweeping = combinations.length > 1
@@ -161,7 +152,8 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
     })
     const values = Object.fromEntries(combination.map(({ path, value }) => [path, scalar(value)]))
     rows.push({ parameters: values, result })
-    if (!best || excessOf(result) > excessOf(best.result)) best = { result, trades: options.trades ? tradeRowsOf(run) : undefined }
+    if (!best || excessOf(result.summary) > excessOf(best.result.summary))
+      best = { result, trades: options.trades ? tradeRowsOf(run) : undefined }
     if (options.json) {
       // The summary with its metrics, the strategies and the warnings: what a script ranks by. Series, days and
       // fills are in --out.
@@ -198,9 +190,4 @@ function scalar(value: string): string | number | boolean {
 function progressFormat(combination: readonly { path: string; value: string }[]): string {
   const label = combination.map(({ path, value }) => `${path.split('.').at(-1)}=${value}`).join(' ')
   return `${label ? `${label} ` : ''}[{bar}] {percentage}% | {quotes} quotes | {eta_formatted}`
-}
-
-/** How far the result ended above buy-and-hold, quote token: what a sweep ranks by. */
-function excessOf(result: BacktestResult): number {
-  return result.summary.benchmarks.buyAndHold.excess
 }
