@@ -5,6 +5,7 @@ import type { TrialExecutor } from '../backtest/optimize/trial.js'
 import { requireFile } from '../config/file-not-found.js'
 import { CommandUsageError, reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
+import { parseSeed, parseTime } from './option-parsers.js'
 
 type OptimizeOptions = {
   quotes: string
@@ -33,17 +34,6 @@ export function registerOptimizeCommand(program: Command): void {
     })
 }
 
-function parseTime(value: string): number {
-  const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
-  if (!Number.isFinite(time)) throw new InvalidArgumentError(`expected an ISO 8601 time or unix milliseconds, received "${value}"`)
-  return time
-}
-
-function parseSeed(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, received "${value}"`)
-  return Number(value)
-}
-
 function parseWorkers(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
     throw new InvalidArgumentError(`expected a whole number of workers from 1 to 256, received "${value}"`)
@@ -64,9 +54,10 @@ async function optimize(file: string, options: OptimizeOptions): Promise<void> {
   ])
   const document = await loadCheckedConfig(file, { requireStrategies: true })
   const checked = await checkOptimizeSpace(document)
-  const [{ runOptimization, quotePeriodOf }, { formatOptimizeReport, stableJson }] = await Promise.all([
+  const [{ runOptimization, quotePeriodOf }, { formatOptimizeReport }, { canonicalJson }] = await Promise.all([
     import('../backtest/optimize/optimize.js'),
     import('../backtest/optimize/optimize-text.js'),
+    import('../domain/intents/intent-id.js'),
   ])
   const period = await quotePeriodOf(options.quotes, { from: options.from, to: options.to })
   const executor: TrialExecutor =
@@ -94,7 +85,7 @@ async function optimize(file: string, options: OptimizeOptions): Promise<void> {
       onResult: () => bar?.increment(),
     })
     bar?.stop()
-    process.stdout.write(`${options.json ? stableJson({ period, ...report }) : formatOptimizeReport(report)}\n`)
+    process.stdout.write(`${options.json ? canonicalJson({ period, ...report }) : formatOptimizeReport(report)}\n`)
   } finally {
     bar?.stop()
     await executor.close()

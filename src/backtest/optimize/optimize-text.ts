@@ -107,14 +107,3 @@ export function formatOptimizeReport(report: OptimizeReport): string {
   for (const warning of recommendation.warnings) out.push(`warning: ${warning}`)
   return out.join('\n')
 }
-
-/** JSON with every object's keys sorted (arrays keep their order): the same report prints the same bytes. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(
-          Object.entries(inner as Record<string, unknown>).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)),
-        )
-      : inner,
-  )
-}
