@@ -16,15 +16,6 @@ export function outcomeOfStatus(status: number, description: string, retryAfterM
   return { outcome: 'rejected', error }
 }
 
-/** A Retry-After header in ms: delay-seconds or an HTTP date (against `now`); undefined when absent or unreadable. */
-export function retryAfterMsOf(header: string | null, now: number): number | undefined {
-  if (header === null || header.trim() === '') return undefined
-  const trimmed = header.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000)
-  const date = Date.parse(trimmed)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
-
 /** The outcome of a request that got no answer: refused, reset, or cut by its timeout. */
 export function outcomeOfNetworkError(error: unknown): AttemptOutcome {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {

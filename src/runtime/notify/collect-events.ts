@@ -1,8 +1,9 @@
 import { z } from 'zod'
+import { utcDay } from '../../domain/risk-usage.js'
 import type { Journal } from '../../journal/journal.js'
 import type { FillMismatch } from '../../journal/reconcile/reconcile-report.js'
 import type { FormatTokenAmount } from '../token-labels.js'
-import { dailySummaryMessage, previousUtcDay, utcDayOf, utcDayRange } from './daily-summary.js'
+import { dailySummaryMessage, previousUtcDay, utcDayRange } from './daily-summary.js'
 import { enqueueEvents } from './enqueue-events.js'
 import { fillMessage, intentMessage, killSwitchMessage, mismatchMessage, strategyPausedMessage } from './event-messages.js'
 import type { NotificationTarget } from './resolve-targets.js'
@@ -30,15 +31,18 @@ export function initializeCursors(journal: NotifierJournal, now: number): void {
   const cursors: Record<string, string> = {}
   if (journal.notificationCursor('fills') === undefined) cursors.fills = String(journal.lastFillId())
   if (journal.notificationCursor('intents') === undefined) cursors.intents = JSON.stringify(journal.lastIntentChange())
-  if (journal.notificationCursor('daily-summary') === undefined) cursors['daily-summary'] = utcDayOf(now)
+  if (journal.notificationCursor('daily-summary') === undefined) cursors['daily-summary'] = utcDay(now)
   if (Object.keys(cursors).length > 0) journal.enqueueNotifications({ notifications: [], cursors })
 }
 
 /** Fills journaled after the cursor, one notification each (`fill:<fillId>`), the cursor moved with them. */
 export async function collectFills({ journal, targets, formatAmount }: CollectParameters): Promise<number> {
   // Nobody wants fills: no message is built (nor a token's symbol read), the cursor moves on.
-  if (!targets.some((target) => target.events.has('fill')))
-    return enqueueEvents(journal, targets, [], { fills: String(journal.lastFillId()) })
+  if (!targets.some((target) => target.events.has('fill'))) {
+    const last = String(journal.lastFillId())
+    // No new fill: no write to the journal for a cursor that stays where it is.
+    return journal.notificationCursor('fills') === last ? 0 : enqueueEvents(journal, targets, [], { fills: last })
+  }
   let queued = 0
   for (;;) {
     const fills = journal.fillsAfter(Number(journal.notificationCursor('fills') ?? 0), 200)
@@ -116,7 +120,7 @@ export function collectMismatches(
 
 /** Once the bot's clock is past the UTC day in the cursor, the summary of the day before today (`daily-summary:<day>`). */
 export async function collectDailySummary({ journal, targets, formatAmount }: CollectParameters, now: number): Promise<number> {
-  const today = utcDayOf(now)
+  const today = utcDay(now)
   const done = journal.notificationCursor('daily-summary')
   if (done !== undefined && done >= today) return 0
   if (!targets.some((target) => target.events.has('daily-summary'))) return enqueueEvents(journal, targets, [], { 'daily-summary': today })

@@ -1,13 +1,9 @@
+import { utcDay } from '../../domain/risk-usage.js'
 import type { FillEvent } from '../../journal/notification-sources.js'
 import type { FormatTokenAmount } from '../token-labels.js'
 import type { NotificationMessage } from './notification-message.js'
 
 const dayMs = 86_400_000
-
-/** The UTC day of a clock time, as YYYY-MM-DD. */
-export function utcDayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10)
-}
 
 /** Start (inclusive) and end (exclusive) of a UTC day, ms. */
 export function utcDayRange(day: string): { from: number; to: number } {
@@ -17,7 +13,7 @@ export function utcDayRange(day: string): { from: number; to: number } {
 
 /** The UTC day before `day`. */
 export function previousUtcDay(day: string): string {
-  return utcDayOf(utcDayRange(day).from - dayMs)
+  return utcDay(utcDayRange(day).from - dayMs)
 }
 
 export type DailySummaryParameters = {

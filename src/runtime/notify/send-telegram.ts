@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { type AttemptOutcome, outcomeOfNetworkError, outcomeOfStatus, retryAfterMsOf } from './attempt-outcome.js'
+import { parseRetryAfter } from '../../api/retry-timing.js'
+import { type AttemptOutcome, outcomeOfNetworkError, outcomeOfStatus } from './attempt-outcome.js'
 import type { NotificationMessage } from './notification-message.js'
 
 export type SendTelegramParameters = {
@@ -46,7 +47,7 @@ export async function sendTelegram({ baseUrl, token, chatId, message, timeoutMs 
     const parsed = telegramErrorSchema.safeParse(safeJson(text))
     const retryAfterSeconds = parsed.success ? parsed.data.parameters?.retry_after : undefined
     const retryAfterMs =
-      retryAfterSeconds === undefined ? retryAfterMsOf(response.headers.get('retry-after'), Date.now()) : retryAfterSeconds * 1000
+      retryAfterSeconds === undefined ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : retryAfterSeconds * 1000
     return outcomeOfStatus(response.status, parsed.success ? (parsed.data.description ?? '') : '', retryAfterMs)
   } catch (error) {
     return outcomeOfNetworkError(error)

@@ -1,4 +1,5 @@
-import { type AttemptOutcome, outcomeOfNetworkError, outcomeOfStatus, retryAfterMsOf } from './attempt-outcome.js'
+import { parseRetryAfter } from '../../api/retry-timing.js'
+import { type AttemptOutcome, outcomeOfNetworkError, outcomeOfStatus } from './attempt-outcome.js'
 import type { NotificationMessage } from './notification-message.js'
 import { type WebhookFormat, webhookBodyOf } from './webhook-body.js'
 
@@ -20,7 +21,7 @@ export async function sendWebhook({ url, format, message, timeoutMs }: SendWebho
       redirect: 'error',
     })
     const text = await response.text().catch(() => '')
-    return outcomeOfStatus(response.status, response.ok ? '' : text, retryAfterMsOf(response.headers.get('retry-after'), Date.now()))
+    return outcomeOfStatus(response.status, response.ok ? '' : text, parseRetryAfter(response.headers.get('retry-after'), Date.now()))
   } catch (error) {
     return outcomeOfNetworkError(error)
   }
