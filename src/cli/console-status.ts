@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { z } from 'zod'
 import { BaseError } from '../errors/base.js'
 import { withoutUrlSecrets } from '../errors/url-secrets.js'
+import { defaultTokenEnv } from '../runtime/console/console-token.js'
 import { errorAnswerSchema } from '../runtime/console/error-answer.js'
 import { fillsAnswerSchema, orderAnswerSchema } from '../runtime/console/order-answers.js'
 import { type StatusAnswer, statusAnswerSchema } from '../runtime/console/status-answer.js'
@@ -31,7 +32,7 @@ export function consoleTokenOf(
       })
     }
   }
-  return env[tokenEnv ?? 'DELTAFLOW_OPS_TOKEN']?.trim() || undefined
+  return env[tokenEnv ?? defaultTokenEnv]?.trim() || undefined
 }
 
 /**

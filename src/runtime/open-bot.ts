@@ -33,8 +33,8 @@ export type BotSession<Venue extends EmbeddedVenue = EmbeddedVenue> = Session<Ve
   strategies: readonly SafeStrategy[]
   decimalsOf: TokenDecimals
   metrics: PrometheusBotMetrics
-  /** The latest prices the quote feed has seen (the console values PnL and equity at them). */
-  prices: LatestPrices
+  /** The latest prices the quote feed has seen (the console values PnL and equity at them); kept only with the console. */
+  prices: LatestPrices | undefined
   /** GET /metrics and /health, when `ops.port` is set. */
   ops: OpsServer | undefined
   /** The operator console under the ops server's /api/, when `ops.console` is on. */
@@ -60,7 +60,8 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
   // A target whose variable is missing stops the bot here, before anything starts.
   const notificationTargets = resolveNotificationTargets({ config: config.notifications, env: env ?? process.env, locate: document.locate })
   // A non-loopback console without a token stops the bot here, before anything starts.
-  const consoleToken = config.ops.console && config.ops.port !== undefined ? resolveConsoleToken(config.ops, env ?? process.env) : undefined
+  const consoleOn = config.ops.console && config.ops.port !== undefined
+  const consoleToken = consoleOn ? resolveConsoleToken(config.ops, env ?? process.env) : undefined
   const session = await openSession({ config, logger, env, startEmbedded, live, enforceMode: true })
   let ops: OpsServer | undefined
   let operatorConsole: OperatorConsole | undefined
@@ -77,7 +78,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
     session.watchTransport({ api: metrics.observeApi, rpc: metrics.observeRpc })
     // One source of token symbols for the console and the notifications; the latest prices the feed saw, for the console.
     const labels = createTokenLabels(session.chains)
-    const prices = createLatestPrices()
+    const prices = consoleOn ? createLatestPrices() : undefined
     const notifications = openNotifications({
       targets: notificationTargets,
       config,
@@ -101,7 +102,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
     })
     // Notifications start once the bot has started and stop after it.
     const bot = notifications.attach(trading)
-    if (config.ops.port !== undefined && config.ops.console) {
+    if (consoleOn && prices) {
       operatorConsole = openConsole({
         config,
         journal,

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { isFinalStatus, type OrderMode, orderModes, orderStatusSchema } from '../../domain/order-status.js'
 import { withoutUrlSecrets } from '../../errors/url-secrets.js'
+import { findOrders } from '../../journal/find-orders.js'
 import { summarizeJournal } from '../../journal/journal-summary.js'
 import { balancesAnswerSchema } from './balance-answer.js'
 import type { createBalanceCache } from './balance-cache.js'
@@ -133,7 +134,7 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
                 name: strategy.name,
                 config: wireCopy(strategy.config),
                 state: stats.paused ? ('paused' as const) : ('running' as const),
-                pausedBy: stats.paused ? (stats.pausedBy ?? 'operator') : null,
+                pausedBy: stats.pausedBy,
                 errors: {
                   failures: stats.failures,
                   consecutiveFailures: stats.consecutiveFailures,
@@ -194,11 +195,7 @@ export function readRoutes(sources: ReadRouteSources): ConsoleRoute[] {
       answer: orderAnswerSchema,
       refusals: [404],
       handle: async ({ params }) => {
-        const order =
-          journal.getOrder({ id: params.id }) ??
-          journal.getOrder({ venueId: params.id }) ??
-          journal.getOrder({ orderHash: params.id }) ??
-          journal.getOrder({ id: `${params.id}/0` })
+        const [order] = findOrders(journal, params.id)
         if (!order) throw new ConsoleRefusal(404, { error: `no order in the journal has the id, venue id or hash ${params.id}` })
         const strategy = journal.getIntent(order.intentId)?.strategy ?? null
         const refunds = journal.refundsOf(order.id)

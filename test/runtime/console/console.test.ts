@@ -161,7 +161,7 @@ describe('the operator console of a paper bot', () => {
         const flows = session.journal.tokenFlows().filter((flow) => flow.strategy === 'taker')
         const expected = () =>
           flows.reduce((sum, flow) => {
-            const valued = session.prices.value(flow, flow.received + flow.refunded - flow.spent, usdcToken)
+            const valued = session.prices?.value(flow, flow.received + flow.refunded - flow.spent, usdcToken)
             if (!valued) throw new Error(`the bot saw no price between ${flow.token} and USDC`)
             return sum + valued.value
           }, 0n)
