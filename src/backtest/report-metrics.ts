@@ -1,5 +1,5 @@
 import type { BacktestResult } from './backtest-result.js'
-import { minimumAnnualisedMs } from './metrics.js'
+import { dayMs, minimumAnnualisedMs } from './metrics.js'
 import {
   escapeHtml,
   formatAmount,
@@ -17,7 +17,6 @@ import { type Figure, figureRow, noRoundTrip, roundTripFigures } from './report-
 // were computed), the maximum drawdown with its dates, exposure, costs against volume, and round trips. A figure the
 // run cannot give shows as a dash whose tooltip says why.
 
-const day = 86_400_000
 const periodWords = { minute: 'one-minute', hour: 'hourly', day: 'daily' } as const
 
 /** Why a run has no CAGR, in the order metrics.ts checks. */
@@ -72,7 +71,7 @@ export function metricsTable(result: BacktestResult, decimals: number): string {
       metrics.cagr === null ? { missing: noGrowthRate(result) } : toned(metrics.cagr),
       metrics.cagr === null
         ? noGrowthRate(result)
-        : `compounded over a year from ${formatDuration(duration)}${duration < 90 * day ? ': an extrapolation, read with care' : ''}`,
+        : `compounded over a year from ${formatDuration(duration)}${duration < 90 * dayMs ? ': an extrapolation, read with care' : ''}`,
     ),
     figureRow(
       'Market change',

@@ -321,7 +321,8 @@ export function createSimulatedVenue({
     side: order.side,
   })
 
-  const improve = (amount: bigint) => amount + (amount * BigInt(Math.round(model.delta.improvementBps * 100))) / 1_000_000n
+  /** The ideal model's fixed improvement: the amount raised by improvementBps (never negative), rounded down. */
+  const improve = (amount: bigint) => shiftByBps(amount, model.delta.improvementBps, 'down')
 
   /**
    * What a Delta settlement at a quote spends and receives. ideal: the quote, a SELL's output improved by
