@@ -3,7 +3,7 @@ import { createRandom } from '../domain/seeded-random.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import { type Clock, createScaledClock } from '../time/clock.js'
 import { developmentAccounts } from './chains/accounts.js'
-import { defaultChainIds, type LocalChains, startLocalChains } from './chains/harness.js'
+import { defaultChainIds, type LocalChains, startLocalChains, untilNodeExits } from './chains/harness.js'
 import { priceDelta } from './delta/api/price-delta.js'
 import { createDeltaDesk } from './delta/delta-desk.js'
 import type { DeltaEngine } from './delta/engine/engine.js'
@@ -87,8 +87,19 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const logger = options.logger ?? createLogger({ level: process.env.DELTAFLOW_LOG_LEVEL ?? 'warn' })
   const localChains = await startLocalChains({ chainIds: options.chainIds ?? defaultChainIds })
   const stops: (() => Promise<void> | void)[] = [() => localChains.stop()]
+  let stopping = false
   const stop = async () => {
+    stopping = true
     for (const step of stops.splice(0).reverse()) await step()
+  }
+  for (const chain of localChains.chains) {
+    void chain.exited.then(({ code, signal, output }) => {
+      if (stopping) return
+      logger.error(
+        { chainId: chain.chainId, code, signal, output: output.slice(-1_000) },
+        `the anvil node of chain ${chain.chainId} ended: the sandbox can no longer settle on that chain`,
+      )
+    })
   }
   try {
     const chains = new Map(localChains.chains.map((chain) => [chain.chainId, new ChainVenue(chain)]))
@@ -118,7 +129,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 })
     stops.push(() => app.close())
     for (const desk of desks) {
-      await desk.start?.()
+      await untilNodeExits(localChains.chains, Promise.resolve(desk.start?.()), `starting the sandbox's ${desk.name} desk`)
       if (desk.stop) stops.push(desk.stop)
     }
     return {

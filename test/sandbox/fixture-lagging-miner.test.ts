@@ -78,7 +78,7 @@ describe('chain fixture on a node whose miner lags its answers', () => {
 
   it('prices 100 PUSD to USDC over the PUSD/USDC pool, as the Delta engine does', async () => {
     const { anvil, clients, fixture } = installed()
-    const venue = new ChainVenue({ chainId, rpcUrl: anvil.rpcUrl, clients, fixture })
+    const venue = new ChainVenue({ chainId, rpcUrl: anvil.rpcUrl, clients, fixture, exited: anvil.exited })
     await venue.refresh()
     const token = (symbol: string) => {
       const found = fixture.tokens.find((candidate) => candidate.symbol === symbol)

@@ -19,9 +19,20 @@ export type AnvilInstance = {
   port: number
   rpcUrl: string
   pid: number
+  /**
+   * Settles when the node's process ends, whoever ended it: how it ended and the last of what it printed. A set-up
+   * step waiting on the node races this, so a node that dies fails the step with anvil's own last words instead of
+   * leaving it polling a dead port.
+   */
+  exited: Promise<AnvilExit>
   /** Stops the node and resolves once the process has exited. Safe to call twice. */
   stop: () => Promise<void>
 }
+
+export type AnvilExit = { code: number | null; signal: NodeJS.Signals | null; output: string }
+
+/** How much of anvil's latest output is kept for an error (it logs every request, so older output is dropped). */
+const outputTailChars = 4_000
 
 export class AnvilStartError extends BaseError {
   override name = 'AnvilStartError'
@@ -40,24 +51,37 @@ export async function startAnvil(parameters: AnvilParameters): Promise<AnvilInst
   const { chainId, port = 0, timestamp, startTimeoutMs = 15_000 } = parameters
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--hardfork', 'prague']
   if (timestamp !== undefined) args.push('--timestamp', timestamp.toString())
-  const guard =
-    'trap \'kill $child 2>/dev/null; exit 0\' TERM INT; "$0" "$@" & child=$!; read _unused; kill $child 2>/dev/null; wait $child'
+  // The guard waits on anvil, not on its stdin, so it ends (with anvil's exit code) when anvil ends by itself; a
+  // watcher beside it reads the stdin (fd 3: a background list's own stdin is /dev/null) and kills anvil at its EOF.
+  const guard = [
+    'exec 3<&0',
+    "trap 'kill $child $watcher 2>/dev/null; exit 0' TERM INT",
+    '"$0" "$@" </dev/null 3<&- & child=$!',
+    '(read _unused <&3; kill $child 2>/dev/null) & watcher=$!',
+    'wait $child; code=$?',
+    'kill $watcher 2>/dev/null',
+    'exit $code',
+  ].join('\n')
   const child = spawn('/bin/sh', ['-c', guard, resolveAnvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
   running.add(child)
   installExitHook()
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  let output = ''
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString()
+    if (output.length > 2 * outputTailChars) output = output.slice(-outputTailChars)
+  }
+  const exited = new Promise<AnvilExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, output: output.slice(-outputTailChars) })),
+  )
   exited.then(() => running.delete(child))
 
-  let output = ''
   const listeningPort = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => fail(`anvil printed no address within ${startTimeoutMs} ms`), startTimeoutMs)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
+    const onData = () => {
       const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output)
       if (match?.[1]) {
         clearTimeout(timer)
         child.stdout?.off('data', onData)
-        child.stdout?.resume()
         resolve(Number(match[1]))
       }
     }
@@ -71,10 +95,11 @@ export async function startAnvil(parameters: AnvilParameters): Promise<AnvilInst
         }),
       )
     }
+    // Both streams are read for the node's whole life (a pipe nobody reads would stall anvil once full); only a
+    // bounded tail is kept.
+    child.stdout?.on('data', keep)
+    child.stderr?.on('data', keep)
     child.stdout?.on('data', onData)
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
     child.once('exit', (code) => fail(`anvil exited with code ${code} before listening`))
   })
 
@@ -84,6 +109,7 @@ export async function startAnvil(parameters: AnvilParameters): Promise<AnvilInst
     port: listeningPort,
     rpcUrl: `http://127.0.0.1:${listeningPort}`,
     pid: child.pid ?? -1,
+    exited,
     stop: () => {
       stopping ??= (async () => {
         child.stdin?.end()

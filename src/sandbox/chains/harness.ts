@@ -1,4 +1,4 @@
-import { type AnvilInstance, startAnvil } from './anvil.js'
+import { type AnvilExit, type AnvilInstance, AnvilStartError, startAnvil } from './anvil.js'
 import { createLocalClients, type LocalClients } from './clients.js'
 import { type ChainFixture, type ChainFixtureOptions, installChainFixture } from './fixture.js'
 
@@ -16,6 +16,8 @@ export type LocalChain = {
   rpcUrl: string
   clients: LocalClients
   fixture: ChainFixture
+  /** Settles when the node's process ends (see AnvilInstance.exited). */
+  exited: Promise<AnvilExit>
 }
 
 export type LocalChains = {
@@ -45,8 +47,12 @@ export async function startLocalChains(options: StartLocalChainsOptions = {}): P
         const node = await startAnvil({ chainId, timestamp })
         nodes.push(node)
         const clients = createLocalClients(chainId, node.rpcUrl)
-        const fixture = await installChainFixture(clients, { ...shared, ...perChain[chainId] })
-        return { chainId, rpcUrl: node.rpcUrl, clients, fixture }
+        const fixture = await untilNodeExits(
+          [{ chainId, exited: node.exited }],
+          installChainFixture(clients, { ...shared, ...perChain[chainId] }),
+          'installing the sandbox contracts',
+        )
+        return { chainId, rpcUrl: node.rpcUrl, clients, fixture, exited: node.exited }
       }),
     )
     return {
@@ -61,5 +67,47 @@ export async function startLocalChains(options: StartLocalChainsOptions = {}): P
   } catch (error) {
     await stop()
     throw error
+  }
+}
+
+/** How long a failed request waits for its node's exit to show: a dying node resets its connections first. */
+const exitGraceMs = 500
+
+/**
+ * `work` on the chains, or an AnvilStartError as soon as one chain's node ends before it: viem keeps polling a dead
+ * node for a receipt until its own timeout (minutes), where this names the exit and anvil's last output at once. A
+ * request that fails because its node is dying fails with the exit too (the request's own error as the cause).
+ */
+export async function untilNodeExits<T>(
+  chains: readonly Pick<LocalChain, 'chainId' | 'exited'>[],
+  work: Promise<T>,
+  step: string,
+): Promise<T> {
+  type Ended = { chainId: number; exit: AnvilExit }
+  const ended = Promise.race(chains.map((chain) => chain.exited.then((exit): Ended => ({ chainId: chain.chainId, exit }))))
+  const endedError = ({ chainId, exit }: Ended, cause?: unknown) =>
+    new AnvilStartError(`The anvil node of chain ${chainId} ended while ${step}`, {
+      details: { code: exit.code, signal: exit.signal, output: exit.output.slice(-2_000) },
+      hint: 'anvil’s last output is in the details; a node killed by the system (signal) may mean the machine ran out of memory.',
+      ...(cause === undefined ? {} : { cause }),
+    })
+  let grace: ReturnType<typeof setTimeout> | undefined
+  try {
+    const outcome = await Promise.race([
+      work.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      ended.then((death) => ({ death })),
+    ])
+    if ('value' in outcome) return outcome.value
+    if ('death' in outcome) throw endedError(outcome.death)
+    const death = await Promise.race([
+      ended,
+      new Promise<undefined>((resolve) => (grace = setTimeout(() => resolve(undefined), exitGraceMs))),
+    ])
+    throw death ? endedError(death, outcome.error) : outcome.error
+  } finally {
+    clearTimeout(grace)
   }
 }
