@@ -94,6 +94,7 @@ export async function openQuoteStore(file: string): Promise<QuoteStoreSource> {
   try {
     const { header, quotes, answersKept } = readMeta(connection.db, file)
     const requests = readRequests(connection.db, file)
+    const lastTime = connection.db.prepare('SELECT last_time FROM blocks ORDER BY seq DESC LIMIT 1').pluck().get()
     const context: StoreContext = {
       file,
       requests,
@@ -109,6 +110,7 @@ export async function openQuoteStore(file: string): Promise<QuoteStoreSource> {
       quotes,
       answersKept,
       requests,
+      lastTime: typeof lastTime === 'number' ? lastTime : undefined,
       close() {
         connection?.db.close()
         connection = undefined

@@ -59,6 +59,8 @@ export type ReplayRange = { from?: number | undefined; to?: number | undefined }
 export type QuoteReplaySource = {
   readonly file: string
   readonly header: RecordedQuotesHeader
+  /** The last quote's time when the source knows it without reading every quote (a store: its last block's row). */
+  readonly lastTime?: number | undefined
   /** Quotes with from <= time < to, in time order, in blocks; constant memory. Iterable again and again. */
   blocks(range?: ReplayRange): AsyncIterable<QuoteBlock>
   /** Releases the open file (a store's connection); blocks and iterations reopen it when they need it again. */

@@ -30,6 +30,8 @@ export async function checkOptimizeSpace(document: ConfigDocument): Promise<Chec
   // Each strategy's config as its schema parses it (defaults included), by index.
   const strategyConfigs = new Map<number, unknown>()
   for (const [index, entry] of document.config.strategies.entries()) {
+    // A disabled entry never runs: its plugin is not loaded (as the runtime does), and a path into it is refused below.
+    if (!entry.enabled) continue
     const { definition } = await loadStrategy(entry.use, { baseDirectory: dirname(file) })
     const parsed = definition.configSchema.safeParse(entry.config)
     if (parsed.success) strategyConfigs.set(index, parsed.data)
@@ -45,6 +47,14 @@ export async function checkOptimizeSpace(document: ConfigDocument): Promise<Chec
   const parameters = parametersOf(optimize.space)
   for (const parameter of parameters) {
     const at = locateKey(['optimize', 'space'], parameter.path)
+    const [head, index] = parameter.path.split('.')
+    if (head === 'strategies' && document.config.strategies[Number(index)]?.enabled === false) {
+      const name = document.config.strategies[Number(index)]?.name
+      problems.push(
+        `${at}: optimize.space: "${parameter.path}" tunes strategies.${index} (${name}), which has enabled: false: expected a path into an enabled strategy, as a disabled one never runs`,
+      )
+      continue
+    }
     if (valueAt(parameter.path) === missing) {
       problems.push(
         `${at}: optimize.space: unknown path "${parameter.path}": the config has no such key (${keysHint(valueAt, parameter.path)})`,

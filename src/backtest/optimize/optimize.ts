@@ -333,12 +333,16 @@ export async function quotePeriodOf(file: string, range: { from?: number | undef
   const source = await openCachedQuoteReplay(file)
   let first: number | undefined
   let last: number | undefined
+  // The first block with a quote is enough when the end is given or the source knows its last time (a store);
+  // a recording is read to its end for its last quote.
+  const lastKnown = range.to !== undefined || source.lastTime !== undefined
   for await (const block of source.blocks({ from: range.from, to: range.to })) {
     if (block.length === 0) continue
     first ??= block.time(0)
     last = block.time(block.length - 1)
+    if (lastKnown) break
   }
   if (first === undefined || last === undefined)
     throw new Error(`${file} holds no quotes${range.from === undefined && range.to === undefined ? '' : ' in the range'}`)
-  return { from: range.from ?? first, to: range.to ?? last + 1 }
+  return { from: range.from ?? first, to: range.to ?? Math.max(last, source.lastTime ?? last) + 1 }
 }
