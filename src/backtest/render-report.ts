@@ -8,13 +8,11 @@ import {
   backtestSummarySchema,
   parseBacktestResult,
 } from './backtest-result.js'
-import { reportChartScript } from './report-chart-script.js'
 import {
   buildDrawdownChart,
   buildEquityChart,
   buildPriceChart,
   type ChartModel,
-  type DrawnCount,
   fillGroupWidth,
   maxFillMarkers,
   plotWidth,
@@ -30,15 +28,12 @@ import {
   formatSigned,
   formatSignedPercent,
   formatTime,
-  jsonForScript,
-  notAvailable,
   signClass,
   valueDecimals,
 } from './report-format.js'
 import { metricsTable } from './report-metrics.js'
+import { type Card, cardsSection, chartSection, renderReportPage, warningsSection } from './report-page.js'
 import { buildSlippageChart } from './report-slippage.js'
-import { reportStyles } from './report-styles.js'
-import { renderChartSvg } from './report-svg.js'
 import { dailyTable, executionTable, strategiesTable, worstFillsTable } from './report-tables.js'
 import { formatSweepTable, type SweepRow } from './sweep-table.js'
 
@@ -52,9 +47,6 @@ export type RenderBacktestReportOptions = {
 const sweepRowsSchema = z.array(
   z.object({ parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), summary: backtestSummarySchema }),
 )
-
-// The page allows nothing from outside: no requests at all, only its own inline style and script.
-const contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 /**
  * The backtest report as one self-contained HTML file (inline CSS and script, no network): the fill model, the result
@@ -93,7 +85,7 @@ export function renderBacktestReport(input: BacktestResult, options: RenderBackt
   const body = [
     header(result),
     headline(result, decimals),
-    warningsSection(result),
+    warningsSection(reportWarnings(result)),
     keyFigures(result, decimals),
     chartSection({
       chart: equity.chart,
@@ -149,27 +141,13 @@ export function renderBacktestReport(input: BacktestResult, options: RenderBackt
     sweep.length > 0 ? formatSweepTable(sweep, { quote }).html : '',
     footer(result),
   ]
-  const data = jsonForScript({
-    readouts: [equity.chart, drawdown.chart, price.chart].filter((chart) => chart.readout && chart.empty === null).map(readoutData),
+  return renderReportPage({
+    title,
+    sections: body,
+    data: {
+      readouts: [equity.chart, drawdown.chart, price.chart].filter((chart) => chart.readout && chart.empty === null).map(readoutData),
+    },
   })
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${reportStyles}</style>
-</head>
-<body>
-<main>
-${body.filter(Boolean).join('\n')}
-</main>
-<script type="application/json" id="report-data">${data}</script>
-<script>${reportChartScript}</script>
-</body>
-</html>
-`
 }
 
 /**
@@ -194,11 +172,6 @@ function readoutData(chart: ChartModel) {
         return { name, label, values }
       }),
   }
-}
-
-/** `a`, `a and b`, `a, b and c`. */
-function formatList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
 
 function countSide(fills: readonly BacktestFill[], side: BacktestFill['side']): number {
@@ -277,23 +250,11 @@ export function reportWarnings(result: BacktestResult): string[] {
   return warnings
 }
 
-function warningsSection(result: BacktestResult): string {
-  const warnings = reportWarnings(result)
-  if (warnings.length === 0) return ''
-  return `<section class="warnings" role="note" aria-label="Warnings">
-<h2>Read this first</h2>
-<ul>
-${warnings.map((warning) => `<li>${escapeHtml(warning)}</li>`).join('\n')}
-</ul>
-</section>`
-}
-
 function keyFigures(result: BacktestResult, decimals: number): string {
   const { summary } = result
   const { metrics } = summary
   const { buyAndHold } = summary.benchmarks
   const quote = result.pair.quote
-  type Card = { label: string; value: string | null; why?: string; note?: string; tone?: string }
   const cards: Card[] = [
     {
       label: 'End value',
@@ -328,42 +289,7 @@ function keyFigures(result: BacktestResult, decimals: number): string {
       ? { label: 'Slippage p95', value: formatBps(summary.slippageBps.p95), note: `median ${formatBps(summary.slippageBps.p50)}` }
       : { label: 'Slippage p95', value: null, why: 'No fills.' },
   ]
-  const html = cards
-    .map(
-      (card) =>
-        `<div class="card"><span class="label">${escapeHtml(card.label)}</span><span class="value${card.tone ? ` ${card.tone}` : ''}">${
-          card.value === null ? notAvailable(card.why ?? '') : escapeHtml(card.value)
-        }</span>${card.note ? `<span class="note">${escapeHtml(card.note)}</span>` : ''}</div>`,
-    )
-    .join('\n')
-  return `<section class="cards" aria-label="Key figures">\n${html}\n</section>`
-}
-
-function chartSection(chart: {
-  chart: ChartModel
-  heading: string
-  description: string
-  legend: [string, string][]
-  counts: DrawnCount[]
-}): string {
-  const legend = chart.legend
-    .map(([swatch, label]) => `<span class="key"><span class="swatch ${swatch}" aria-hidden="true"></span>${escapeHtml(label)}</span>`)
-    .join(' ')
-  const thinned = chart.counts.filter((count) => count.drawn < count.points)
-  const kept = 'first, lowest, highest and last per pixel column'
-  const sameLength = thinned.every((count) => count.points === thinned[0]?.points)
-  const drawnNote =
-    thinned.length === 0
-      ? ''
-      : thinned.length > 1 && sameLength
-        ? ` Each line drawn from ${formatAmount(thinned[0]?.points ?? 0, 0)} points (${formatList(thinned.map((count) => formatAmount(count.drawn, 0)))} kept: ${kept}).`
-        : ` Drawn from ${thinned.map((count) => `${formatAmount(count.points, 0)} points (${formatAmount(count.drawn, 0)} kept: ${kept})`).join(' and ')}.`
-  return `<section class="chart">
-<h2>${escapeHtml(chart.heading)}</h2>
-<p class="note">${escapeHtml(chart.description + drawnNote)}</p>
-${renderChartSvg(chart.chart, chart.heading)}
-<p class="legend">${legend}</p>
-</section>`
+  return cardsSection(cards)
 }
 
 function footer(result: BacktestResult): string {

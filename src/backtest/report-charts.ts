@@ -41,6 +41,11 @@ export type ChartBar = { from: number; to: number; count: number; kind: 'better'
 export type ChartBand = { from: number; to: number; kind: 'drawdown' | 'recovery'; title: string }
 /** A reference line: `x` vertical at a value of the x axis, `y` horizontal (labelled at the plot's `end` or `start`). */
 export type ChartGuide = { axis: 'x' | 'y'; at: number; label: string; labelAt?: 'start' | 'end' }
+/**
+ * A point of a scatter at (x, y) in the axes' units: `classes` its CSS classes (its colour; `hollow` draws only its
+ * outline), `shape` what is drawn, `title` its tooltip.
+ */
+export type ChartDot = { x: number; y: number; shape: 'circle' | 'diamond' | 'cross'; classes: string; title: string }
 
 export type ChartModel = {
   id: string
@@ -55,6 +60,8 @@ export type ChartModel = {
   bars: ChartBar[]
   bands: ChartBand[]
   guides: ChartGuide[]
+  /** Scatter points, drawn over everything but the fill markers, in order (the last on top). */
+  dots: ChartDot[]
   /** Shown instead of a plot when there is nothing to draw. */
   empty: string | null
 }
@@ -125,7 +132,8 @@ export function timeTicks(from: number, to: number, target = 7): Tick[] {
   }
 }
 
-function valueAxis(values: Iterable<number>, format?: (value: number) => string): Axis {
+/** A value axis over `values`, padded a little either side, with round ticks. */
+export function valueAxis(values: Iterable<number>, format?: (value: number) => string): Axis {
   let min = Number.POSITIVE_INFINITY
   let max = Number.NEGATIVE_INFINITY
   for (const value of values) {
@@ -208,6 +216,7 @@ export function buildEquityChart(result: BacktestResult): { chart: ChartModel; c
     bars: [],
     bands: band ? [band] : [],
     guides: [],
+    dots: [],
     empty: equity.length + buyAndHold.length + holdStart.length === 0 ? 'No equity series in this result.' : null,
   }
   return {
@@ -271,6 +280,7 @@ export function buildDrawdownChart(result: BacktestResult): { chart: ChartModel;
     bands,
     // labelled on the left, where a drawdown curve starts at 0, away from the line
     guides: maxDrawdown > 0 ? [{ axis: 'y', at: -maxDrawdown, label: `maximum -${formatPercent(maxDrawdown)}`, labelAt: 'start' }] : [],
+    dots: [],
     empty: flat.length === 0 ? 'No drawdown series in this result.' : null,
   }
   return { chart, counts: [{ points: result.series.drawdown.length, drawn: flat.length / 2 }] }
@@ -357,6 +367,7 @@ export function buildPriceChart(result: BacktestResult): { chart: ChartModel; co
       result.summary.averagePrice === null
         ? []
         : [{ axis: 'y', at: result.summary.averagePrice, label: `average ${formatPrice(result.summary.averagePrice)}` }],
+    dots: [],
     empty: price.length === 0 && markers.length === 0 ? 'No price series in this result.' : null,
   }
   return { chart, counts: [{ points: result.series.price.length, drawn: price.length / 2 }] }

@@ -112,6 +112,7 @@ export function buildSlippageChart(result: BacktestResult): { chart: ChartModel 
     bars,
     bands: [],
     guides,
+    dots: [],
     empty: bars.length === 0 ? 'No fills, so no slippage to show.' : null,
   }
   return { chart }

@@ -1,4 +1,4 @@
-import { type ChartModel, chartGeometry } from './report-charts.js'
+import { type ChartDot, type ChartModel, chartGeometry } from './report-charts.js'
 import { escapeHtml } from './report-format.js'
 
 // Draws a chart model as inline SVG markup when the report is rendered, so the page shows its charts without running
@@ -45,17 +45,27 @@ function markerPath(x: number, y: number, side: 'buy' | 'sell', count: number): 
   return `M${x} ${round(y + tip)}L${round(x + size)} ${round(y + foot)}L${round(x - size)} ${round(y + foot)}Z`
 }
 
+/** A scatter point around (x, y): a circle, a diamond (larger: it marks a chosen point) or a cross (stroked only). */
+function dotElement(x: number, y: number, dot: ChartDot): string {
+  const classes = `point ${dot.shape} ${escapeHtml(dot.classes)}`
+  const title = `<title>${escapeHtml(dot.title)}</title>`
+  if (dot.shape === 'circle') return `<circle cx="${x}" cy="${y}" r="4.5" class="${classes}">${title}</circle>`
+  if (dot.shape === 'diamond')
+    return `<path d="M${x} ${round(y - 7)}L${round(x + 7)} ${y}L${x} ${round(y + 7)}L${round(x - 7)} ${y}Z" class="${classes}">${title}</path>`
+  return `<path d="M${round(x - 4)} ${round(y - 4)}L${round(x + 4)} ${round(y + 4)}M${round(x + 4)} ${round(y - 4)}L${round(x - 4)} ${round(y + 4)}" class="${classes}">${title}</path>`
+}
+
 /**
  * The chart as an `<svg>` element: grid and ticks, shaded bands (`rect.band`), histogram bars (`rect.bar` with its kind
- * and `data-count`), lines (`path.line`, with a `path.area` under those that fill), guides, and fill markers
- * (`path.marker`, with `data-count`), each mark with its `<title>` tooltip.
- * The element carries `data-lines`, `data-markers` and `data-bars`: how many of each it drew.
+ * and `data-count`), lines (`path.line`, with a `path.area` under those that fill), guides, scatter points
+ * (`.point`) and fill markers (`path.marker`, with `data-count`), each mark with its `<title>` tooltip.
+ * The element carries `data-lines`, `data-markers`, `data-bars` and `data-points`: how many of each it drew.
  */
 export function renderChartSvg(chart: ChartModel, label: string): string {
   const open = (counts: string) =>
     `<svg id="${chart.id}" class="plot" role="img" aria-label="${escapeHtml(label)}" viewBox="0 0 ${width} ${height}"${counts}>`
   if (chart.empty !== null) {
-    return `${open(' data-lines="0" data-markers="0" data-bars="0"')}\n${text(left + plotWidth / 2, top + plotHeight / 2, chart.empty, 'empty', 'middle')}\n</svg>`
+    return `${open(' data-lines="0" data-markers="0" data-bars="0" data-points="0"')}\n${text(left + plotWidth / 2, top + plotHeight / 2, chart.empty, 'empty', 'middle')}\n</svg>`
   }
   const { x: sx, y: sy } = chartScales(chart)
   const clampX = (value: number) => Math.max(left, Math.min(left + plotWidth, sx(value)))
@@ -137,6 +147,10 @@ export function renderChartSvg(chart: ChartModel, label: string): string {
     parts.push(`<g class="guide"><title>${escapeHtml(guide.label)}</title>${body}</g>`)
   })
 
+  if (chart.dots.length > 0) {
+    parts.push(`<g class="points">\n${chart.dots.map((dot) => dotElement(sx(dot.x), sy(dot.y), dot)).join('\n')}\n</g>`)
+  }
+
   if (chart.markers.length > 0) {
     const markers = chart.markers.map(
       (marker) =>
@@ -145,6 +159,6 @@ export function renderChartSvg(chart: ChartModel, label: string): string {
     parts.push(`<g class="markers">\n${markers.join('\n')}\n</g>`)
   }
 
-  const counts = ` data-lines="${lines}" data-markers="${chart.markers.length}" data-bars="${bars}"`
+  const counts = ` data-lines="${lines}" data-markers="${chart.markers.length}" data-bars="${bars}" data-points="${chart.dots.length}"`
   return `${open(counts)}\n${parts.join('\n')}\n</svg>`
 }
