@@ -22,17 +22,25 @@ export function setup(): void {
   process.env[key] = value
 }
 
-/** Fails the run when an anvil process started by this run outlived it. */
+/** Fails the run when an anvil, redis-server or `deltaflow worker` process started by this run outlived it. */
 export async function teardown(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 200))
-  const survivors = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && isOurAnvil(pid))
-  if (survivors.length > 0) throw new Error(`anvil processes survived the test run: pids ${survivors.join(', ')}`)
+  for (const [kind, matches] of survivorKinds) {
+    const survivors = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && isOurs(pid, matches))
+    if (survivors.length > 0) throw new Error(`${kind} processes survived the test run: pids ${survivors.join(', ')}`)
+  }
 }
 
-function isOurAnvil(pid: string): boolean {
+/** Processes a test starts and must stop, by their command line (redis-server rewrites its own into a title). */
+const survivorKinds: [string, (argv: string[]) => boolean][] = [
+  ['anvil', (argv) => (argv[0] ?? '').endsWith('/anvil')],
+  ['redis-server', (argv) => /(^|\/)redis-server\b/.test(argv[0] ?? '')],
+  ['deltaflow worker', (argv) => (argv[1] ?? '').endsWith('deltaflow.js') && argv[2] === 'worker'],
+]
+
+function isOurs(pid: string, matches: (argv: string[]) => boolean): boolean {
   try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? ''
-    if (!command.endsWith('/anvil')) return false
+    if (!matches(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))) return false
     return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(runMarker)
   } catch {
     return false

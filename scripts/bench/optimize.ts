@@ -1,10 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createQueueExecutor } from '../../src/backtest/optimize/queue-executor.js'
+import { parseQueueUrl } from '../../src/backtest/optimize/queue-url.js'
 import { createSequentialExecutor, type TrialExecutor, type TrialResult, type TrialSpec } from '../../src/backtest/optimize/trial.js'
 import { createWorkerPoolExecutor } from '../../src/backtest/optimize/worker-pool.js'
 import { packRecordedQuotes } from '../../src/backtest/quote-store.js'
+import { canonicalJson } from '../../src/domain/intents/intent-id.js'
+import { type DeltaflowWorker, startDeltaflowWorker } from '../../test/helpers/deltaflow-worker.js'
+import { type RedisServer, startRedisServer } from '../../test/helpers/redis-server.js'
 import { type BenchResult, summarize } from './summary.js'
 
 const quoteSet = fileURLToPath(new URL('../../test/fixtures/quotes/ethusdt-strategies.jsonl.gz', import.meta.url))
@@ -20,7 +25,10 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * The pool's overhead per trial is its 1-worker time per trial minus the sequential one's (the structured clone of
  * spec and result, the message round trip, the scheduling). Beside each rate, the CPU time per trial and the cores
  * the process kept busy (CPU time of all its threads / wall time): on a machine busy with other work, 2 workers get
- * less than 2 cores, and that shows there. Every executor's results must be identical.
+ * less than 2 cores, and that shows there. Last, the queue (`optimize --queue`): a redis-server of the bench's own and
+ * 2 `deltaflow worker` processes (from the sources, 1 thread each); its overhead per trial is its time per trial minus
+ * the 2-thread pool's (the side store, the jobs' round trips through Redis, the workers' polling). The workers' CPU
+ * is not this process's: the queue's row has no CPU figures. Every executor's results must be identical.
  */
 export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
@@ -29,7 +37,14 @@ export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promi
     { name: 'pool 1 worker', executor: createWorkerPoolExecutor({ workers: 1 }) },
     { name: 'pool 2 workers', executor: createWorkerPoolExecutor({ workers: 2 }) },
   ]
+  let redis: RedisServer | undefined
+  const queueWorkers: DeltaflowWorker[] = []
   try {
+    redis = await startRedisServer()
+    const url = redis.url
+    queueWorkers.push(...(await Promise.all([0, 1].map(() => startDeltaflowWorker(url, [], { DELTAFLOW_FROM_SOURCE: '1' })))))
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    executors.push({ name: 'queue 2 workers', executor: createQueueExecutor({ address: parseQueueUrl(url), version }) })
     const quotes = join(directory, 'ethusdt-strategies.sqlite')
     const packed = await packRecordedQuotes({ input: quoteSet, output: quotes, keepAnswers: false })
     const specs = ladderSpecs(quotes, packed.firstTime ?? 0, (packed.lastTime ?? 0) + 1)
@@ -62,6 +77,10 @@ export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promi
     }
     const rateOf = (name: string) => specs.length / median(seconds.get(name) ?? [])
     for (const { name } of executors) {
+      if (name === 'queue 2 workers') {
+        notes[name] = `${rateOf(name).toFixed(2)} trials/s (2 \`deltaflow worker\` processes, 1 thread each)`
+        continue
+      }
       const wall = median(seconds.get(name) ?? [])
       const cpu = median(cpuSeconds.get(name) ?? [])
       notes[name] =
@@ -69,6 +88,8 @@ export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promi
     }
     notes['speed-up 2 vs 1 worker'] = `${(rateOf('pool 2 workers') / rateOf('pool 1 worker')).toFixed(2)} x (goal >= 1.8)`
     notes['pool overhead per trial'] = `${((1 / rateOf('pool 1 worker') - 1 / rateOf('sequential')) * 1000).toFixed(1)} ms`
+    notes['queue overhead per trial'] =
+      `${((1 / rateOf('queue 2 workers') - 1 / rateOf('pool 2 workers')) * 1000).toFixed(1)} ms (against the 2-thread pool)`
     notes['results identical'] = expected === undefined ? 'no runs' : 'yes'
     return summarize(
       'optimize: ladder trials per second on the worker pool with 2 workers',
@@ -78,6 +99,8 @@ export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promi
     )
   } finally {
     await Promise.all(executors.map(({ executor }) => executor.close()))
+    await Promise.all(queueWorkers.map((worker) => worker.stop()))
+    await redis?.stop()
     rmSync(directory, { recursive: true, force: true })
   }
 }
@@ -108,8 +131,9 @@ function ladderSpecs(quotes: string, from: number, to: number): TrialSpec[] {
   return specs
 }
 
+/** Keys sorted: a queue's results come back through a schema, their keys in its order. */
 function resultsJson(results: readonly TrialResult[]): string {
-  return JSON.stringify([...results].sort((left, right) => left.id.localeCompare(right.id)))
+  return canonicalJson([...results].sort((left, right) => left.id.localeCompare(right.id)))
 }
 
 function median(values: readonly number[]): number {

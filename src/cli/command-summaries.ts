@@ -29,6 +29,10 @@ export const commandSummaries = {
     description:
       "search a config's optimize space with walk-forward validation: in-sample winners scored out of sample, a recommendation and its robustness",
   },
+  worker: {
+    usage: '[options]',
+    description: 'run the trials of `deltaflow optimize --queue` from a queue on Redis, on this machine, until SIGINT / SIGTERM',
+  },
   chains: {
     usage: '',
     description: 'local EVM chains carrying the service contracts',

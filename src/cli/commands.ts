@@ -20,6 +20,7 @@ export const cliCommands: readonly CliCommand[] = [
   { name: 'record', ...commandSummaries.record, load: async () => (await import('./record.js')).registerRecordCommand },
   { name: 'backtest', ...commandSummaries.backtest, load: async () => (await import('./backtest.js')).registerBacktestCommand },
   { name: 'optimize', ...commandSummaries.optimize, load: async () => (await import('./optimize.js')).registerOptimizeCommand },
+  { name: 'worker', ...commandSummaries.worker, load: async () => (await import('./worker.js')).registerWorkerCommand },
   { name: 'chains', ...commandSummaries.chains, load: async () => (await import('./chains.js')).registerChainsCommand },
   { name: 'sandbox', ...commandSummaries.sandbox, load: async () => (await import('./sandbox.js')).registerSandboxCommand },
   { name: 'maker', ...commandSummaries.maker, load: async () => (await import('./maker.js')).registerMakerCommand },

@@ -1,6 +1,14 @@
 import { dirname } from 'node:path'
 import type { Address } from 'viem'
-import { type ConfigDocument, ConfigError, checkConfigFile, documentOrThrow, type LoadConfigParameters } from '../config/load-config.js'
+import {
+  type ConfigCheck,
+  type ConfigDocument,
+  ConfigError,
+  checkConfigFile,
+  checkConfigText,
+  documentOrThrow,
+  type LoadConfigParameters,
+} from '../config/load-config.js'
 import { type DeltaflowConfig, strategyEntrySchema } from '../config/schema.js'
 import type { QuoteRequest } from '../feed/quote.js'
 import { decimalsFromTokenList, type TokenDecimals } from '../feed/token-decimals.js'
@@ -35,7 +43,18 @@ export async function loadStrategyDefinitions(document: ConfigDocument): Promise
  * Throws one ConfigError listing every problem in file order; a missing file throws FileNotFoundError.
  */
 export async function loadCheckedConfig(file: string, parameters: LoadConfigParameters = {}): Promise<ConfigDocument> {
-  const check = checkConfigFile(file, parameters)
+  return checkedWithStrategies(checkConfigFile(file, parameters))
+}
+
+/**
+ * As loadCheckedConfig, from the text of a configuration that `file` names (in messages, and as the directory that
+ * relative strategy paths start from) without being read: a queue worker runs the optimiser's config this way.
+ */
+export async function loadCheckedConfigText(text: string, file: string, parameters: LoadConfigParameters = {}): Promise<ConfigDocument> {
+  return checkedWithStrategies(checkConfigText(text, file, parameters))
+}
+
+async function checkedWithStrategies(check: ConfigCheck): Promise<ConfigDocument> {
   const problems = [...check.problems]
   const entries = (check.values as { strategies?: unknown } | undefined)?.strategies
   if (Array.isArray(entries)) {

@@ -4,7 +4,8 @@ import type { QuoteReplaySource } from '../replay-source.js'
 import { momentsOf, type ReturnMoments } from './deflated-sharpe.js'
 
 // The contract between the optimiser and whatever runs its backtests (this file's sequential executor, the worker
-// pool): a trial is plain JSON in, plain JSON out, so it crosses a worker thread (structured clone) as it is.
+// pool, the queue of queue-executor.ts): a trial is plain JSON in, plain JSON out, so it crosses a worker thread
+// (structured clone) or a queue (JSON) as it is.
 
 /** One backtest of one candidate on one window: everything a worker needs, plain JSON (structured-clone safe). */
 export type TrialSpec = {
@@ -12,6 +13,11 @@ export type TrialSpec = {
   id: string
   /** Absolute path of the YAML. */
   configFile: string
+  /**
+   * The YAML's text, when the trial runs where configFile may not be (a queue worker on another machine): checked in
+   * place of the file, which still names it in messages and is where relative strategy paths start.
+   */
+  configText?: string
   /** As `--set` gives them (the seed is in `seed`, not here). */
   overrides: { path: string; value: string }[]
   /** Absolute path of the quote set (.jsonl(.gz) or packed .sqlite). */
@@ -65,16 +71,17 @@ export async function openCachedQuoteReplay(file: string): Promise<QuoteReplaySo
  */
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   try {
-    const [{ loadCheckedConfig }, { runBacktest }, { backtestResultOf }, { periodReturnsOf }] = await Promise.all([
+    const [{ loadCheckedConfig, loadCheckedConfigText }, { runBacktest }, { backtestResultOf }, { periodReturnsOf }] = await Promise.all([
       import('../../runtime/load-strategies.js'),
       import('../run-backtest.js'),
       import('../backtest-results.js'),
       import('../metrics.js'),
     ])
-    const document = await loadCheckedConfig(spec.configFile, {
-      set: [...spec.overrides, { path: 'backtest.seed', value: String(spec.seed) }],
-      requireStrategies: true,
-    })
+    const parameters = { set: [...spec.overrides, { path: 'backtest.seed', value: String(spec.seed) }], requireStrategies: true }
+    const document =
+      spec.configText === undefined
+        ? await loadCheckedConfig(spec.configFile, parameters)
+        : await loadCheckedConfigText(spec.configText, spec.configFile, parameters)
     const source = await openCachedQuoteReplay(spec.quotes)
     const run = await runBacktest({ document, source, from: spec.from, to: spec.to })
     const result = backtestResultOf(run, {
