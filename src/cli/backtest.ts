@@ -11,6 +11,7 @@ import { createLogger, resolveLogLevel } from '../log/logger.js'
 import { reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
 import { parseSeed, parseTime } from './option-parsers.js'
+import { requireOutputPath } from './output-path.js'
 
 type BacktestOptions = {
   quotes: string
@@ -94,6 +95,10 @@ async function backtest(file: string, options: BacktestOptions): Promise<void> {
   const combinations = sweepCombinations(parameters)
   requireFile(file, 'a YAML configuration')
   requireFile(options.quotes, 'recorded quotes (.jsonl, .jsonl.gz or a .sqlite store)')
+  // Where the results go is checked before the replay: a backtest must not run for minutes and then fail to write.
+  if (options.report !== undefined) requireOutputPath(options.report)
+  if (options.out !== undefined) requireOutputPath(options.out, '--out')
+  if (options.trades !== undefined) requireOutputPath(options.trades.file, '--trades')
   // Every combination's config is checked (strategies' own configs too) before the replay opens.
   const { loadCheckedConfig } = await import('../runtime/load-strategies.js')
   const seedSet = options.seed === undefined ? [] : [{ path: 'backtest.seed', value: String(options.seed) }]

@@ -7,9 +7,9 @@ import { requireFile } from '../config/file-not-found.js'
 import { CommandUsageError, reportCommandError } from './command-errors.js'
 import { descriptionOf } from './command-summaries.js'
 import { parseSeed, parseTime } from './option-parsers.js'
+import { requireOutputPath } from './output-path.js'
 import { packageVersion } from './package-version.js'
 import { parseQueueOption, queueOptionDescription } from './queue-option.js'
-import { requireReportPath } from './report-path.js'
 
 type OptimizeOptions = {
   quotes: string
@@ -52,7 +52,7 @@ function parseWorkers(value: string): number {
 async function optimize(file: string, options: OptimizeOptions): Promise<void> {
   requireFile(file, 'a YAML configuration')
   requireFile(options.quotes, 'recorded quotes (.jsonl, .jsonl.gz or a .sqlite store)')
-  if (options.report !== undefined) requireReportPath(options.report)
+  if (options.report !== undefined) requireOutputPath(options.report)
   if (options.from !== undefined && options.to !== undefined && options.to <= options.from) {
     throw new CommandUsageError(`--to must be after --from, received --from ${options.from} and --to ${options.to}`)
   }

@@ -236,6 +236,21 @@ describe.concurrent('deltaflow backtest: bad input', () => {
     expect(existsSync(report)).toBe(false)
   })
 
+  it('refuses a --report, --out or --trades path in a directory that does not exist before the replay opens', async () => {
+    const nowhere = directory.path('no-such-directory')
+    for (const [option, file] of [
+      ['--report', `${nowhere}/report.html`],
+      ['--out', `${nowhere}/result.json`],
+      ['--trades', `${nowhere}/trades.csv`],
+    ] as const) {
+      // the quotes are not a recording at all: nothing may have read them
+      const { stdout, stderr, code } = await deltaflow(['backtest', 'config/dca.yaml', '--quotes', 'package.json', option, file])
+      expect(code, option).toBe(2)
+      expect(stderr).toContain(`${option}: expected a file in an existing directory, received ${file} (${nowhere} does not exist)`)
+      expect(stdout).toBe('')
+    }
+  })
+
   it('refuses a --set without a value, naming what it expects', async () => {
     const { stderr, code } = await deltaflow([
       'backtest',

@@ -3,10 +3,11 @@ import { dirname, resolve } from 'node:path'
 import { CommandUsageError } from './command-errors.js'
 
 /**
- * Refuses a path to write a report to when its directory does not exist or the path is a directory, before the
- * command runs anything (an optimisation would otherwise run for minutes and then fail to write its result).
+ * Refuses a path to write a result to (a report, a JSON result, a trades file) when its directory does not exist or
+ * the path is a directory, before the command runs anything: a backtest or an optimisation would otherwise run for
+ * minutes and then fail to write what it found.
  */
-export function requireReportPath(path: string, option = '--report'): void {
+export function requireOutputPath(path: string, option = '--report'): void {
   const directory = dirname(resolve(path))
   const parent = statSync(directory, { throwIfNoEntry: false })
   if (!parent?.isDirectory()) {
