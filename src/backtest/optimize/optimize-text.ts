@@ -1,4 +1,5 @@
 import type { OptimizeReport, TrialFigures } from './optimize.js'
+import { noRecommendationReason } from './optimize-report-figures.js'
 
 // The optimisation as the terminal shows it (tables) and as --json prints it (one document, keys sorted).
 
@@ -27,8 +28,9 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')
 }
 
-function note(figures: TrialFigures | null): string {
-  return figures?.excluded ?? ''
+/** Why a trial has no figures, on one line: a failed trial's error keeps its first line (--json has it whole). */
+function note(figures: Pick<TrialFigures, 'excluded'> | null): string {
+  return figures?.excluded?.split('\n', 1)[0] ?? ''
 }
 
 export function formatOptimizeReport(report: OptimizeReport): string {
@@ -52,7 +54,7 @@ export function formatOptimizeReport(report: OptimizeReport): string {
         number(row.score),
         percent(row.return),
         row.trades === null ? '-' : String(row.trades),
-        row.excluded ?? '',
+        note(row),
       ])
     out.push(table(['rank', 'cand', ...short, report.objective, 'return', 'trades', 'note'], rows))
     if (fold.ranking.length > shownRanking) out.push(`… ${fold.ranking.length - shownRanking} more (--json has them all)`)
@@ -77,7 +79,7 @@ export function formatOptimizeReport(report: OptimizeReport): string {
   const recommendation = report.recommendation
   out.push('')
   if (!recommendation) {
-    out.push('no recommendation: no fold winner has a usable out-of-sample score')
+    out.push(`no recommendation: ${noRecommendationReason(report)}`)
     return out.join('\n')
   }
   out.push(
