@@ -33,7 +33,10 @@ describe('deltaflow optimize --queue', () => {
     const fetching = directory.path('fetching-cache')
     const workers: DeltaflowWorker[] = await Promise.all([
       startDeltaflowWorker(redis.url, ['--cache', fetching, '--no-shared-paths']),
-      startDeltaflowWorker(redis.url, ['--cache', directory.path('shared-cache')]),
+      // This one has its password from the environment, not the command line.
+      startDeltaflowWorker(`redis://127.0.0.1:${redis.port}`, ['--cache', directory.path('shared-cache')], {
+        DELTAFLOW_QUEUE_PASSWORD: password,
+      }),
     ])
     try {
       const [local, queued] = await Promise.all([
@@ -69,6 +72,15 @@ describe.concurrent('the queue’s command-line errors', () => {
       expect(stderr).toContain('--queue: expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379, received')
       expect(stderr).not.toContain(password)
     }
+  })
+
+  it('refuses a password both in the URL and in DELTAFLOW_QUEUE_PASSWORD (exit 2), printing neither', async () => {
+    const { code, stderr } = await runDeltaflow(['worker', '--queue', redis.url], { DELTAFLOW_QUEUE_PASSWORD: `other-${password}` })
+    expect(code).toBe(2)
+    expect(stderr).toContain(
+      `--queue: expected the Redis password in the URL or in DELTAFLOW_QUEUE_PASSWORD, received both (for redis://127.0.0.1:${redis.port})`,
+    )
+    expect(stderr).not.toContain(password)
   })
 
   it('refuses --queue with --workers above 1 (exit 2), saying to give the workers --concurrency', async () => {
