@@ -1,6 +1,7 @@
 import { type Abi, type Address, encodeFunctionData, type Hash, type Hex, numberToHex } from 'viem'
 import { BaseError } from '../../errors/base.js'
 import type { LocalClients } from './clients.js'
+import { waitForLocalReceipt } from './receipt.js'
 
 export class FixtureTransactionError extends BaseError {
   override name = 'FixtureTransactionError'
@@ -83,7 +84,7 @@ async function sendNow(clients: LocalClients, call: FixtureCall, gas?: bigint): 
 }
 
 async function requireSuccess(clients: LocalClients, call: FixtureCall, hash: Hash): Promise<void> {
-  const receipt = await clients.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 })
+  const receipt = await waitForLocalReceipt(clients.publicClient, hash)
   if (receipt.status !== 'success') {
     throw new FixtureTransactionError(`Setting up chain ${clients.chain.id} failed at ${call.functionName}: the transaction reverted`, {
       details: { to: call.to, from: call.from, functionName: call.functionName, hash, gasUsed: receipt.gasUsed.toString() },

@@ -1,5 +1,6 @@
 import type { Abi, Address, Hash, TransactionReceipt } from 'viem'
 import { BaseError } from '../../../errors/base.js'
+import { waitForLocalReceipt } from '../../chains/receipt.js'
 import type { ChainVenue } from '../../venue/chain-venue.js'
 
 export type SandboxCall = {
@@ -42,8 +43,7 @@ export class SandboxTransactionRevertedError extends BaseError {
 }
 
 async function waitForReceipt(chain: ChainVenue, hash: Hash): Promise<TransactionReceipt> {
-  // Automine: the transaction is in a block when the send returns; polling only covers a node that mines later.
-  const receipt = await chain.clients.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 25 })
+  const receipt = await waitForLocalReceipt(chain.clients.publicClient, hash, { pollingIntervalMs: 25 })
   if (receipt.status !== 'success') {
     throw new SandboxTransactionRevertedError('Sandbox transaction reverted', {
       details: { hash, chainId: chain.chainId },
