@@ -23,6 +23,7 @@ import {
   UnsupportedChainError,
 } from '../../src/api/service-errors.js'
 import { marketRouterAddress, nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { approveToken } from '../helpers/market.js'
 import { type SandboxWallet, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
 import { sandboxClient } from './delta-flow.js'
@@ -72,7 +73,7 @@ describe('Market endpoints of the API client', () => {
       expect(envelope.gas).toBeGreaterThan(21_000n)
       const before = await usdcBalance(wallet, usdc().address)
       const hash = await wallet.sendTransaction({ to: envelope.to, data: envelope.data, value: envelope.value, gas: envelope.gas })
-      expect((await wallet.waitForTransactionReceipt({ hash })).status).toBe('success')
+      expect((await waitForLocalReceipt(wallet, hash)).status).toBe('success')
       expect((await usdcBalance(wallet, usdc().address)) - before).toBeGreaterThanOrEqual((route.destAmount * 9_900n) / 10_000n)
     })
 

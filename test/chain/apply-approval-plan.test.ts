@@ -26,6 +26,7 @@ import { deltaAddress, permit2Address } from '../../src/protocol/addresses.js'
 import { decodeDeltaPermit } from '../../src/protocol/delta-permit.js'
 import { fromCompactSignature } from '../../src/protocol/signature.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { sendFixtureCall } from '../../src/sandbox/chains/send.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { buildMarketTransaction, type Envelope, quoteMarket } from '../helpers/market.js'
@@ -125,7 +126,7 @@ describe('applyApprovalPlan', () => {
               args: [decoded.holder, decoded.spender, decoded.nonce, decoded.expiry, decoded.allowed, decoded.v, decoded.r, decoded.s],
             })
           : expect.unreachable(`not a token permit: ${decoded.type}`)
-    expect((await relayer.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(relayer, hash)).status).toBe('success')
   }
 
   it('approves USDC on-chain to the Delta contract when on-chain approval is preferred', async () => {
@@ -161,9 +162,10 @@ describe('applyApprovalPlan', () => {
   it('resets USDT to 0 before approving a new amount, on-chain', async () => {
     const wallet = sandboxWallet(sandbox(), chainId, 3)
     const usdt = sandboxToken(sandbox(), chainId, 'USDT').address
-    await wallet.waitForTransactionReceipt({
-      hash: await wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'approve', args: [deltaAddress, 5n] }),
-    })
+    await waitForLocalReceipt(
+      wallet,
+      await wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'approve', args: [deltaAddress, 5n] }),
+    )
     const required = parseUnits('40', 6)
     const { plan, result, allowanceTo } = await approve({ symbol: 'USDT', index: 3, mode: 'delta', required })
     expect(plan.steps.map((step) => step.type)).toEqual(['approveZeroFirst', 'approve'])
@@ -229,7 +231,7 @@ describe('applyApprovalPlan', () => {
       functionName: 'permit',
       args: [owner, single, fromCompactSignature(permit.signature)],
     })
-    expect((await relayer.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(relayer, hash)).status).toBe('success')
     const [amount, expiration] = await publicClient.readContract({
       address: permit2Address,
       abi: permit2Abi,

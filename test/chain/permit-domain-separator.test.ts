@@ -32,6 +32,7 @@ import type { ExecutorContext, ExecutorSettings } from '../../src/exec/executor/
 import { permit2Address } from '../../src/protocol/addresses.js'
 import { decodeDeltaPermit, encodeDeltaPermit } from '../../src/protocol/delta-permit.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { sendFixtureCall } from '../../src/sandbox/chains/send.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { labelAddress } from '../helpers/chain.js'
@@ -148,7 +149,7 @@ describe('permits under a domain read from DOMAIN_SEPARATOR, name and version', 
               args: [decoded.holder, decoded.spender, decoded.nonce, decoded.expiry, decoded.allowed, decoded.v, decoded.r, decoded.s],
             })
           : expect.unreachable(`not a token permit: ${decoded.type}`)
-    expect((await relayer.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(relayer, hash)).status).toBe('success')
   }
 
   const allowance = (address: Address, owner: Address, spender: Address) =>

@@ -2,6 +2,7 @@ import { type Address, maxUint256, padHex, parseEther, parseUnits, type Transact
 import { describe, expect, it } from 'vitest'
 import { nativeToken, readAccountFlows, readTransactionFlows } from '../../src/chain/token-flows.js'
 import { marketRouterAddress, nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import {
   approveToken,
@@ -137,7 +138,7 @@ describe('readTransactionFlows and readAccountFlows', () => {
       to: recipient.account.address,
       value: parseEther('1.234'),
     })
-    await sender.waitForTransactionReceipt({ hash })
+    await waitForLocalReceipt(sender, hash)
     const flows = await readTransactionFlows(sender, hash)
     expect(flows.transfers).toEqual([])
 
@@ -173,7 +174,7 @@ describe('readTransactionFlows and readAccountFlows', () => {
     } finally {
       await testClient.setAutomine(true)
     }
-    const receipts = await Promise.all(hashes.map((hash) => wallet.waitForTransactionReceipt({ hash })))
+    const receipts = await Promise.all(hashes.map((hash) => waitForLocalReceipt(wallet, hash)))
     expect(receipts[0]?.blockNumber).toBe(receipts[1]?.blockNumber)
 
     const flows = await readTransactionFlows(wallet, receipts[0]?.transactionHash ?? '0x')

@@ -16,6 +16,7 @@ import { TransactionDroppedError } from '../../src/chain/transaction-errors.js'
 import { createTransactionQueue, type SignedTransaction } from '../../src/chain/transaction-queue.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { useTestChain } from '../helpers/chain.js'
 import { nodeRequest } from '../helpers/rpc-interceptor.js'
 
@@ -181,7 +182,7 @@ describe('transaction queue under mempool faults', () => {
         // The other process wins the race for the nonce between our read of it and our broadcast.
         if (foreign === undefined) {
           foreign = await other.sendTransaction({ to: recipient(), value: 7n, nonce: transaction.nonce })
-          await other.waitForTransactionReceipt({ hash: foreign })
+          await waitForLocalReceipt(other, foreign)
         }
       },
       afterNonceRefusal: (transaction, reason) => {

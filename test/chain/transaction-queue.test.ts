@@ -17,6 +17,7 @@ import { TransactionRevertedError, TransactionSendError } from '../../src/chain/
 import { createTransactionQueue } from '../../src/chain/transaction-queue.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
@@ -77,7 +78,7 @@ describe('createTransactionQueue', () => {
     const queue = createTransactionQueue({ client: publicClient, account })
     const first = await queue.send({ to: recipient(), value: 1n })
     const wallet = sandboxWallet(sandbox(), chainId, 3)
-    await wallet.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: recipient(), value: 1n }) })
+    await waitForLocalReceipt(wallet, await wallet.sendTransaction({ to: recipient(), value: 1n }))
     const next = await queue.send({ to: recipient(), value: 1n })
     expect(next.nonce).toBe(first.nonce + 2)
     expect(next.receipt.status).toBe('success')

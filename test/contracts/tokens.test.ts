@@ -14,6 +14,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildDaiPermitTypedData, buildEip2612PermitTypedData } from '../../src/protocol/token-permits.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { labelAddress, useTestChain } from '../helpers/chain.js'
 import { bindContract } from '../helpers/contract.js'
 import { useSnapshotPerTest } from '../helpers/snapshot.js'
@@ -319,7 +320,7 @@ describe('sandbox tokens', () => {
     it('deposits a plain coin transfer', async () => {
       const { walletClient, publicClient } = chain()
       const hash = await walletClient.sendTransaction({ account: alice.address, chain: walletClient.chain, to: weth.address, value: 3n })
-      await publicClient.waitForTransactionReceipt({ hash })
+      await waitForLocalReceipt(publicClient, hash)
       expect(await weth.read('balanceOf', [alice.address])).toBe(3n)
     })
 

@@ -23,6 +23,7 @@ import { marketRouterAddress, nativeTokenPlaceholder } from '../../src/protocol/
 import { createOrderEventTracker } from '../../src/runtime/order-event-tracker.js'
 import { createStrategyDispatch } from '../../src/runtime/strategy-dispatch.js'
 import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { defineStrategy } from '../../src/strategy/define-strategy.js'
 import { createSafeStrategy } from '../../src/strategy/safe-strategy.js'
@@ -139,7 +140,7 @@ describe('Market swap under chain faults', () => {
   it('fails the intent with the decoded revert reason when the price moved before the swap was mined, and tells the strategy', async () => {
     const context = await faultyContext(2, 'moved.sqlite', async ({ data }, forward) => {
       const { mover, transaction } = moverSwap(3, data)
-      const moved = await mover.waitForTransactionReceipt({ hash: await mover.sendTransaction(transaction) })
+      const moved = await waitForLocalReceipt(mover, await mover.sendTransaction(transaction))
       expect(moved.status).toBe('success')
       return forward()
     })
@@ -210,7 +211,7 @@ describe('Market swap under chain faults', () => {
     // Another process with the same key sends a transaction the queue does not know of.
     const other = marketWallet(sandbox(), chainId, 6)
     const foreign = await other.sendTransaction({ to: other.account.address, value: 1n })
-    await other.waitForTransactionReceipt({ hash: foreign })
+    await waitForLocalReceipt(other, foreign)
 
     const second = await executor.execute(sellEth('second', 100))
     await reconcile(context)
@@ -233,7 +234,7 @@ describe('Market swap under chain faults', () => {
     let foreign: Hex | undefined
     const context = await faultyContext(7, 'nonce-race.sqlite', async ({ nonce }, forward) => {
       foreign = await other.sendTransaction({ to: other.account.address, value: 1n, nonce })
-      await other.waitForTransactionReceipt({ hash: foreign })
+      await waitForLocalReceipt(other, foreign)
       return forward()
     })
     const outcome = await createExecutor(context).execute(sellEth('raced', 100))

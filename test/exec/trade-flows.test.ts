@@ -24,6 +24,7 @@ import type { JournalOrder } from '../../src/journal/orders.js'
 import { reconcileOrders } from '../../src/journal/reconcile/reconcile-orders.js'
 import { permit2Address } from '../../src/protocol/addresses.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
 import { request, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
@@ -286,7 +287,7 @@ describe('trading flows on the sandbox', () => {
     // A leftover allowance from outside the bot: USDT refuses to change it to another non-zero amount.
     const wallet = sandboxWallet(sandbox(), 1, 4)
     const leftover = await wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'approve', args: [delta, 1n] })
-    await wallet.waitForTransactionReceipt({ hash: leftover })
+    await waitForLocalReceipt(wallet, leftover)
     const before = await balanceOf(context, 1, usdt)
     const outcome = await executor.execute(
       deltaSwap('usdt', { srcToken: usdt, destToken: token('USDC'), amount: parseUnits('40', 6), side: 'SELL', maxSlippageBps: 50 }),

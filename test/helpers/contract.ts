@@ -8,6 +8,7 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { TestChain } from './chain.js'
 
@@ -53,7 +54,7 @@ export function bindContract(chain: () => TestChain, name: string, address: Addr
       const { walletClient, publicClient } = chain()
       const data: Hex = encodeFunctionData({ abi, functionName, args })
       const hash = await walletClient.sendTransaction({ account: from, chain: walletClient.chain, to: address, data, value })
-      const receipt = await publicClient.waitForTransactionReceipt({ hash })
+      const receipt = await waitForLocalReceipt(publicClient, hash)
       if (receipt.status !== 'success') throw new Error(`${name}.${functionName} reverted in transaction ${hash}`)
       return receipt
     },

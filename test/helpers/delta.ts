@@ -2,6 +2,7 @@ import { type Address, erc20Abi, type Hex, maxUint256 } from 'viem'
 import { expect } from 'vitest'
 import { deltaAddress } from '../../src/protocol/addresses.js'
 import { toCompactSignature } from '../../src/protocol/signature.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { type HttpAnswer, request, sandboxToken, sandboxWallet } from './sandbox.js'
 
@@ -18,7 +19,7 @@ export const deltaToken = sandboxToken
 /** Sets the wallet's allowance of `token` to the Delta contract (default unlimited). */
 export async function approveDelta(wallet: DeltaWallet, token: Address, amount: bigint = maxUint256): Promise<void> {
   const hash = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [deltaAddress, amount] })
-  const receipt = await wallet.waitForTransactionReceipt({ hash })
+  const receipt = await waitForLocalReceipt(wallet, hash)
   if (receipt.status !== 'success') throw new Error(`approve ${token} to Delta reverted`)
 }
 

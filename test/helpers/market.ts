@@ -1,6 +1,7 @@
 import { type Address, erc20Abi, type Hex, type TransactionReceipt } from 'viem'
 import { expect } from 'vitest'
 import { nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { type PriceRouteJson, priceRouteSchema } from '../../src/sandbox/market/price-route.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { type HttpAnswer, request, sandboxToken, sandboxWallet } from './sandbox.js'
@@ -70,7 +71,7 @@ export async function broadcast(wallet: MarketWallet, envelope: Envelope, gas?: 
     ...(envelope.gasPrice ? { gasPrice: BigInt(envelope.gasPrice) } : {}),
     ...(gas !== undefined ? { gas } : envelope.gas ? { gas: BigInt(envelope.gas) } : {}),
   })
-  return wallet.waitForTransactionReceipt({ hash })
+  return waitForLocalReceipt(wallet, hash)
 }
 
 export async function approveToken(wallet: MarketWallet, token: Address, spender: Address, amount: bigint): Promise<void> {
@@ -82,7 +83,7 @@ export async function approveToken(wallet: MarketWallet, token: Address, spender
     functionName: 'approve',
     args: [spender, amount],
   })
-  const receipt = await wallet.waitForTransactionReceipt({ hash })
+  const receipt = await waitForLocalReceipt(wallet, hash)
   if (receipt.status !== 'success') throw new Error(`approve ${token} reverted`)
 }
 

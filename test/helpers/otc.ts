@@ -4,6 +4,7 @@ import { packNonceAndMeta } from '../../src/protocol/nonce-and-meta.js'
 import { buildRfqOrderTypedData, type RfqDomainParameters, type RfqOrder } from '../../src/protocol/rfq-order.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { defineLocalChain } from '../../src/sandbox/chains/clients.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { type HttpAnswer, request } from './sandbox.js'
 
@@ -42,7 +43,7 @@ export function rfqDomain(sandbox: RunningSandbox, chainId: number): RfqDomainPa
 /** Sends a transaction from the wallet's account and waits for its receipt; fails on a revert. */
 export async function sendAndWait(wallet: UserWallet, parameters: Parameters<UserWallet['writeContract']>[0]) {
   const hash = await wallet.writeContract(parameters)
-  const receipt = await wallet.waitForTransactionReceipt({ hash })
+  const receipt = await waitForLocalReceipt(wallet, hash)
   if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`)
   return receipt
 }

@@ -11,6 +11,7 @@ import {
 import { type Journal, openJournal } from '../../src/journal/journal.js'
 import type { TransactionPurpose } from '../../src/journal/transactions.js'
 import { marketRouterAddress } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { broadcast, gasPaid, type MarketWallet, marketWallet, prepareMarketSwap, tokenAddress } from '../helpers/market.js'
 import { useSandbox } from '../helpers/sandbox.js'
@@ -22,7 +23,7 @@ afterAll(() => directory.cleanup())
 
 /** Records a sent transaction and its receipt, as the executor's queue and reconciler do. */
 async function journalTransaction(journal: Journal, wallet: MarketWallet, hash: Hex, purpose: TransactionPurpose, orderId?: string) {
-  const [transaction, receipt] = await Promise.all([wallet.getTransaction({ hash }), wallet.waitForTransactionReceipt({ hash })])
+  const [transaction, receipt] = await Promise.all([wallet.getTransaction({ hash }), waitForLocalReceipt(wallet, hash)])
   journal.recordTransaction({
     txHash: hash,
     ...(orderId === undefined ? {} : { orderId }),
@@ -129,7 +130,7 @@ describe('checkConservation', () => {
       functionName: 'approve',
       args: [marketRouterAddress, maxUint256],
     })
-    await owner.waitForTransactionReceipt({ hash })
+    await waitForLocalReceipt(owner, hash)
     return hash
   }
 
@@ -222,7 +223,7 @@ describe('checkConservation', () => {
       functionName: 'transfer',
       args: [wallet.account.address, 123_456n],
     })
-    const transferReceipt = await outsider.waitForTransactionReceipt({ hash })
+    const transferReceipt = await waitForLocalReceipt(outsider, hash)
 
     const { report, token } = await entry(usdc)
     expect(report.balanced).toBe(false)

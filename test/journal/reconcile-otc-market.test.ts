@@ -19,6 +19,7 @@ import { reconcileOrders } from '../../src/journal/reconcile/reconcile-orders.js
 import { createLogger } from '../../src/log/logger.js'
 import { marketRouterAddress } from '../../src/protocol/addresses.js'
 import { hashRfqOrder } from '../../src/protocol/rfq-order.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { otcCounterpartyAddresses } from '../../src/sandbox/otc/otc-counterparty-accounts.js'
 import {
@@ -203,7 +204,7 @@ describe('reconcileOrders: OTC orders and Market transactions', () => {
     })
     journal.markSubmitted(orderId)
     await wallet.sendRawTransaction({ serializedTransaction })
-    const receipt = await wallet.waitForTransactionReceipt({ hash: txHash })
+    const receipt = await waitForLocalReceipt(wallet, txHash)
     return { orderId, intentId, txHash, receipt }
   }
 
@@ -307,7 +308,7 @@ describe('reconcileOrders: OTC orders and Market transactions', () => {
       })
     record(reverted, prepared.nonce, `${intentId}/0`)
     await wallet.sendRawTransaction({ serializedTransaction })
-    const receipt = await wallet.waitForTransactionReceipt({ hash: reverted })
+    const receipt = await waitForLocalReceipt(wallet, reverted)
     expect(receipt.status).toBe('reverted')
     // A transaction replaced before it was mined (its nonce is now used), and one not yet broadcast (a later nonce).
     const replaced = `0x${'1'.repeat(64)}` as Hex

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { defineLocalChain, type LocalClients } from '../../src/sandbox/chains/clients.js'
 import { type LocalChain, type LocalChains, startLocalChains } from '../../src/sandbox/chains/harness.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { refreshPoolsTo } from '../../src/sandbox/delta/engine/hedge-fill.js'
 import { ChainVenue } from '../../src/sandbox/venue/chain-venue.js'
@@ -104,7 +105,7 @@ describe('ChainVenue.refresh against a node that answers late', () => {
     const pool = chain.fixture.pools.find((candidate) => candidate.symbols.join('/') === 'PUSD/USDC')?.address as Address
     const amount = parseUnits('10000', 6)
     const router = chain.fixture.contracts.marketRouter
-    const mined = async (hash: Hash) => (await wallet.waitForTransactionReceipt({ hash, pollingInterval: 10 })).blockNumber
+    const mined = async (hash: Hash) => (await waitForLocalReceipt(wallet, hash)).blockNumber
     await mined(await wallet.writeContract({ address: symbol('USDC'), abi: erc20Abi, functionName: 'approve', args: [router, amount] }))
     return mined(
       await wallet.writeContract({

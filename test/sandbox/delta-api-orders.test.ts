@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { deltaAddress, marketRouterAddress, nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
 import { sandboxAddress, sandboxOperator } from '../../src/sandbox/chains/catalogue.js'
 import { placeContract } from '../../src/sandbox/chains/place-contract.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { sendFixtureCall } from '../../src/sandbox/chains/send.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import {
@@ -171,7 +172,7 @@ describe('POST /v2/delta/orders and the order reads', () => {
         functionName: 'approve',
         args: [marketRouterAddress, 10n ** 30n],
       })
-      await wallet.waitForTransactionReceipt({ hash })
+      await waitForLocalReceipt(wallet, hash)
       const { answer } = await placeDeltaOrder(sandbox(), { wallet, quote: { ...sellUsdc, src: 'WBTC', amount: 10_000_000n } })
       expectApiError(answer, 400, 'InsufficientAllowance')
     })
@@ -191,7 +192,7 @@ describe('POST /v2/delta/orders and the order reads', () => {
       expectApiError((await placeDeltaOrder(sandbox(), { wallet, quote })).answer, 400, 'InsufficientBalance')
       const depositAbi = getContractArtifact('DeltaSettlement').abi
       const hash = await wallet.writeContract({ address: deltaAddress, abi: depositAbi, functionName: 'deposit', value: parseEther('1') })
-      await wallet.waitForTransactionReceipt({ hash })
+      await waitForLocalReceipt(wallet, hash)
       const { answer } = await placeDeltaOrder(sandbox(), { wallet, quote })
       expect(answer.status, answer.text).toBe(200)
       expect((answer.json as DeltaOrderJson).input).toMatchObject({
@@ -228,7 +229,7 @@ describe('POST /v2/delta/orders and the order reads', () => {
         functionName: 'execute',
         args: [usdc(), 0n, approve],
       })
-      await signer.waitForTransactionReceipt({ hash })
+      await waitForLocalReceipt(signer, hash)
 
       const price = await mustPrice(sandbox(), sellUsdc)
       const { toSign } = await mustBuild(sandbox(), {

@@ -17,6 +17,7 @@ import {
 } from '../../src/protocol/delta-order.js'
 import { toCompactSignature } from '../../src/protocol/signature.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { DeltaOrderStatus, OnChainOrderType, SignedStruct, StoredDeltaOrder } from '../../src/sandbox/delta/order-store.js'
 import { findBestRoute } from '../../src/sandbox/market/route-finder.js'
@@ -36,7 +37,7 @@ export function token(sandbox: RunningSandbox, chainId: number, symbol: string):
 export async function approveDelta(sandbox: RunningSandbox, chainId: number, index: number, tokenAddress: Address, amount = maxUint256) {
   const wallet = ownerWallet(sandbox, chainId, index)
   const hash = await wallet.writeContract({ address: tokenAddress, abi: erc20Abi, functionName: 'approve', args: [deltaAddress, amount] })
-  await wallet.waitForTransactionReceipt({ hash })
+  await waitForLocalReceipt(wallet, hash)
 }
 
 export async function balanceOf(sandbox: RunningSandbox, chainId: number, tokenAddress: Address, holder: Address): Promise<bigint> {
@@ -216,16 +217,17 @@ export async function swapOnPool(
   const wallet = ownerWallet(sandbox, chainId, index)
   const [src, dest] = [token(sandbox, chainId, srcSymbol), token(sandbox, chainId, destSymbol)]
   const router = chain.fixture.contracts.marketRouter
-  await wallet.waitForTransactionReceipt({
-    hash: await wallet.writeContract({ address: src, abi: erc20Abi, functionName: 'approve', args: [router, amount] }),
-  })
+  await waitForLocalReceipt(
+    wallet,
+    await wallet.writeContract({ address: src, abi: erc20Abi, functionName: 'approve', args: [router, amount] }),
+  )
   const hash = await wallet.writeContract({
     address: router,
     abi: getContractArtifact('MarketRouter').abi,
     functionName: 'swapExactAmountIn',
     args: [src, dest, amount, 0n, [pool.address], wallet.account.address, 0n],
   })
-  const receipt = await wallet.waitForTransactionReceipt({ hash })
+  const receipt = await waitForLocalReceipt(wallet, hash)
   if (receipt.status !== 'success') throw new Error('pool swap reverted')
   await chain.refresh()
 }

@@ -2,6 +2,7 @@ import { type Address, erc20Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { deltaAddress } from '../../src/protocol/addresses.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { useSandbox } from '../helpers/sandbox.js'
 import {
   addSignedOrder,
@@ -211,9 +212,10 @@ describe('Delta engine: LIMIT orders', () => {
     const wallet = ownerWallet(s, chainId, 6)
     const holding = await balanceOf(s, chainId, daiToken, address(6))
     const move = async (from: typeof wallet, to: Address, amount: bigint) =>
-      from.waitForTransactionReceipt({
-        hash: await from.writeContract({ address: daiToken, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
-      })
+      waitForLocalReceipt(
+        from,
+        await from.writeContract({ address: daiToken, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+      )
 
     await move(wallet, address(0), holding)
     await waitForStatus(stored, 'SUSPENDED')

@@ -8,6 +8,7 @@ import { packPartnerAndFee } from '../../src/protocol/partner-and-fee.js'
 import { toCompactSignature } from '../../src/protocol/signature.js'
 import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { sandboxAddress } from '../../src/sandbox/chains/catalogue.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { agentProfiles } from '../../src/sandbox/delta/agents.js'
 import { useSandbox } from '../helpers/sandbox.js'
 import {
@@ -127,9 +128,10 @@ describe('Delta engine: market orders', () => {
     const usdc = token(s, chainId, 'USDC')
     const wallet = ownerWallet(s, chainId, 6)
     const srcAmount = 2n * 10n ** 17n
-    await wallet.waitForTransactionReceipt({
-      hash: await wallet.writeContract({ address: deltaAddress, abi: deltaAbi(), functionName: 'deposit', value: srcAmount }),
-    })
+    await waitForLocalReceipt(
+      wallet,
+      await wallet.writeContract({ address: deltaAddress, abi: deltaAbi(), functionName: 'deposit', value: srcAmount }),
+    )
     const ethQuote = await poolQuote(s, chainId, token(s, chainId, 'WETH'), usdc, srcAmount, 'SELL')
     const sellEth = standardOrder(s, {
       chainId,

@@ -1,6 +1,7 @@
 import { type Address, erc20Abi, maxUint256, parseEther, parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { marketRouterAddress } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import {
@@ -56,16 +57,17 @@ async function pushWethPrice(sandbox: RunningSandbox, wallet: DeltaWallet, usdcI
   const usdc = deltaToken(sandbox, 1, 'USDC').address
   const weth = deltaToken(sandbox, 1, 'WETH').address
   if (!chain || !pool) throw new Error('no WETH/USDC pool on chain 1')
-  await wallet.waitForTransactionReceipt({
-    hash: await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: 'approve', args: [marketRouterAddress, maxUint256] }),
-  })
+  await waitForLocalReceipt(
+    wallet,
+    await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: 'approve', args: [marketRouterAddress, maxUint256] }),
+  )
   const hash = await wallet.writeContract({
     address: marketRouterAddress,
     abi: getContractArtifact('MarketRouter').abi,
     functionName: 'swapExactAmountIn',
     args: [usdc, weth, usdcIn, 0n, [pool.address], wallet.account.address, 0n],
   })
-  expect((await wallet.waitForTransactionReceipt({ hash })).status).toBe('success')
+  expect((await waitForLocalReceipt(wallet, hash)).status).toBe('success')
   await chain.refresh()
 }
 

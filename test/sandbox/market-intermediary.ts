@@ -3,6 +3,7 @@ import { expect } from 'vitest'
 import { marketRouterAddress } from '../../src/protocol/addresses.js'
 import { sandboxOperator } from '../../src/sandbox/chains/catalogue.js'
 import { placeContract } from '../../src/sandbox/chains/place-contract.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { sendFixtureCall } from '../../src/sandbox/chains/send.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
@@ -34,7 +35,7 @@ export async function placeIntermediary(
   })
   const send = async (to: Address, data: Hex) => {
     const hash = await signer.sendTransaction({ account: signer.account, chain: signer.chain, to, data })
-    expect((await signer.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(signer, hash)).status).toBe('success')
   }
   const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [marketRouterAddress, maxUint256] })
   for (const [symbol, amount] of Object.entries(funds)) {
@@ -47,5 +48,5 @@ export async function placeIntermediary(
 /** Has the intermediary send `data` to `to` for its signer; returns the receipt's status. */
 export async function sendThroughIntermediary(signer: MarketWallet, intermediary: Address, to: Address, data: Hex): Promise<string> {
   const hash = await signer.writeContract({ address: intermediary, abi: walletAbi, functionName: 'execute', args: [to, 0n, data] })
-  return (await signer.waitForTransactionReceipt({ hash })).status
+  return (await waitForLocalReceipt(signer, hash)).status
 }

@@ -2,6 +2,7 @@ import { type Address, erc20Abi, maxUint256, parseEther, parseEventLogs, parseUn
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { marketRouterAddress, nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { PriceRouteJson } from '../../src/sandbox/market/price-route.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
@@ -155,7 +156,7 @@ describe('Market partner fee on-chain', () => {
       functionName: 'withdrawPartnerFees',
       args: [usdc(), partner.account.address],
     })
-    expect((await partner.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(partner, hash)).status).toBe('success')
     expect((await balanceAt(partner, usdc(), partner.account.address)) - partnerBefore).toBe(fee)
     expect(await accrued()).toBe(0n)
   })

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { marketRouterAddress, permit2Address } from '../../src/protocol/addresses.js'
 import { encodeDeltaPermit } from '../../src/protocol/delta-permit.js'
 import { buildPermitSingleTypedData, buildPermitTransferFromTypedData } from '../../src/protocol/permit2.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { PriceRouteJson } from '../../src/sandbox/market/price-route.js'
 import {
@@ -123,7 +124,7 @@ describe('POST /transactions/{chainId} with a Permit2 payload in place of an app
       functionName: 'approve',
       args: [usdc(), marketRouterAddress, BigInt(route.srcAmount), expiration],
     })
-    await wallet.waitForTransactionReceipt({ hash })
+    await waitForLocalReceipt(wallet, hash)
     await swapWith(wallet, route, { permit: '0x01' })
   })
 

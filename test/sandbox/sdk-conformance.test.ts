@@ -14,6 +14,7 @@ import {
 import { type Hex, parseEther, parseUnits } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { deltaAddress, marketRouterAddress } from '../../src/protocol/addresses.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { approveDelta, deltaWallet, mustPlaceDeltaOrder } from '../helpers/delta.js'
 import { rfqDomain, sandboxToken, userWallet } from '../helpers/otc.js'
 import { useSandbox } from '../helpers/sandbox.js'
@@ -74,7 +75,7 @@ describe('the official SDK against the sandbox', () => {
     beforeAll(async () => {
       // The SDK approves the spender it read from /adapters/contracts: the RFQ contract.
       const hash = (await sdk().approveMakerTokenForLimitOrder(parseUnits('1000000', 6).toString(), usdc())) as Hex
-      const receipt = await maker().waitForTransactionReceipt({ hash })
+      const receipt = await waitForLocalReceipt(maker(), hash)
       expect(receipt.status).toBe('success')
     })
 

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log/logger.js'
 import { marketRouterAddress } from '../../src/protocol/addresses.js'
 import { type Bot, createBot } from '../../src/runtime/bot.js'
 import type { DeployedPool } from '../../src/sandbox/chains/fixture.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import { createSafeStrategy, type StrategyRun } from '../../src/strategy/safe-strategy.js'
@@ -441,21 +442,17 @@ async function moveWethPrice(sandbox: RunningSandbox, accountIndex: number, targ
       Math.floor((-(1 + a) * reserve + Math.sqrt((1 + a) ** 2 * reserve ** 2 + 4 * a * reserve ** 2 * (ratio - 1))) / (2 * a)),
     )
     const [tokenIn, tokenOut] = up ? [otherToken, wethAddress] : [wethAddress, otherToken]
-    await wallet.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: tokenIn,
-        abi: erc20Abi,
-        functionName: 'approve',
-        args: [marketRouterAddress, maxUint256],
-      }),
-    })
+    await waitForLocalReceipt(
+      wallet,
+      await wallet.writeContract({ address: tokenIn, abi: erc20Abi, functionName: 'approve', args: [marketRouterAddress, maxUint256] }),
+    )
     const hash = await wallet.writeContract({
       address: marketRouterAddress,
       abi: getContractArtifact('MarketRouter').abi,
       functionName: 'swapExactAmountIn',
       args: [tokenIn, tokenOut, amount, 0n, [pool.address], wallet.account.address, 0n],
     })
-    expect((await wallet.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(wallet, hash)).status).toBe('success')
   }
   await chain.refresh()
   return wethMid(sandbox)

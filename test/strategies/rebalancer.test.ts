@@ -10,6 +10,7 @@ import type { OrderView } from '../../src/index.js'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
 import { createLogger } from '../../src/log/logger.js'
 import { createBot } from '../../src/runtime/bot.js'
+import { waitForLocalReceipt } from '../../src/sandbox/chains/receipt.js'
 import { loadStrategy } from '../../src/strategy/load-strategy.js'
 import { createSafeStrategy, type StrategyRun } from '../../src/strategy/safe-strategy.js'
 import { ManualClock } from '../../src/time/clock.js'
@@ -446,7 +447,7 @@ describe('rebalancer on the sandbox', () => {
       functionName: 'transfer',
       args: ['0x000000000000000000000000000000000000dEaD', amount],
     })
-    expect((await wallet.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await waitForLocalReceipt(wallet, hash)).status).toBe('success')
   }
 
   const withinBand = ({ mainnet, base }: { mainnet: bigint; base: bigint }) => {
