@@ -1,40 +1,19 @@
 import { spawn } from 'node:child_process'
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
+import { findExecutable } from './find-executable.js'
 
 const installHint =
   'Install it: `apt-get install -y chromium` (as root; .ci/run does this in CI), or set CHROMIUM_PATH to a Chromium or Chrome binary.'
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** The Chromium binary: $CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH. Throws, saying how to install it. */
 export function findChromium(): string {
-  const configured = process.env.CHROMIUM_PATH
-  if (configured) {
-    if (isExecutable(configured)) return configured
-    throw new Error(`CHROMIUM_PATH is ${configured}, which is not an executable file. ${installHint}`)
-  }
-  const directories = (process.env.PATH ?? '').split(delimiter).filter(Boolean)
-  for (const name of ['chromium', 'chromium-browser']) {
-    for (const directory of directories) {
-      const candidate = join(directory, name)
-      if (isExecutable(candidate)) return candidate
-    }
-  }
-  throw new Error(`Chromium was not found (looked for $CHROMIUM_PATH, then chromium and chromium-browser on PATH). ${installHint}`)
+  return findExecutable({ label: 'Chromium', variable: 'CHROMIUM_PATH', names: ['chromium', 'chromium-browser'], installHint })
 }
 
-/** Pids of processes whose command line mentions `marker` (a unique user-data-dir). */
 function pidsMentioning(marker: string): number[] {
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
+import { findExecutable } from './find-executable.js'
 
 // A redis-server of the test's own (the Debian package's binary; .ci/run installs it): on a free loopback port, in a
 // temp directory, without persistence, stopped by `stop`. Nothing is skipped when it is missing: the test fails saying
@@ -20,16 +21,7 @@ export type RedisServer = {
 
 /** The redis-server binary: $REDIS_SERVER_PATH, else redis-server on PATH. Throws, saying how to install it. */
 export function findRedisServer(): string {
-  const configured = process.env.REDIS_SERVER_PATH
-  if (configured) {
-    if (isExecutable(configured)) return configured
-    throw new Error(`REDIS_SERVER_PATH is ${configured}, which is not an executable file. ${installHint}`)
-  }
-  for (const directory of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(directory, 'redis-server')
-    if (isExecutable(candidate)) return candidate
-  }
-  throw new Error(`redis-server was not found (looked for $REDIS_SERVER_PATH, then redis-server on PATH). ${installHint}`)
+  return findExecutable({ label: 'redis-server', variable: 'REDIS_SERVER_PATH', names: ['redis-server'], installHint })
 }
 
 /** Starts redis-server on a free loopback port and waits until it accepts connections. */
@@ -108,13 +100,4 @@ function readyOf(child: ChildProcess, timeoutMs: number): Promise<void> {
     child.once('exit', onExit)
     child.once('error', (error) => finish(error))
   })
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }
