@@ -74,9 +74,9 @@ export async function startLocalChains(options: StartLocalChainsOptions = {}): P
 const exitGraceMs = 500
 
 /**
- * `work` on the chains, or an AnvilStartError as soon as one chain's node ends before it: viem keeps polling a dead
- * node for a receipt until its own timeout (minutes), where this names the exit and anvil's last output at once. A
- * request that fails because its node is dying fails with the exit too (the request's own error as the cause).
+ * `work` on the chains, or an AnvilStartError as soon as one chain's node ends before it, naming the exit and anvil's
+ * last output rather than whatever request happened to be in flight. A request that fails because its node is dying
+ * fails with the exit too (the request's own error as the cause).
  */
 export async function untilNodeExits<T>(
   chains: readonly Pick<LocalChain, 'chainId' | 'exited'>[],
