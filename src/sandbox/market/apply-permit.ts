@@ -1,7 +1,6 @@
 import { type Address, BaseError, ContractFunctionRevertedError, erc20Abi, isAddressEqual, parseEther } from 'viem'
 import { marketRouterAddress } from '../../protocol/addresses.js'
 import { sandboxAddress } from '../chains/catalogue.js'
-import { waitForLocalReceipt } from '../chains/receipt.js'
 import { sendFixtureCall } from '../chains/send.js'
 import { getContractArtifact } from '../contracts/compile.js'
 import type { ChainVenue } from '../venue/chain-venue.js'
@@ -47,9 +46,8 @@ export async function applyTokenPermit(chain: ChainVenue, call: SwapCall, user: 
   } catch (cause) {
     throw rejected(revertName(cause))
   }
-  const hash = await sendFixtureCall(chain.clients, { from: permitRelayerAddress, to: call.srcToken, abi, functionName: 'permit', args })
-  const receipt = await waitForLocalReceipt(publicClient, hash)
-  if (receipt.status !== 'success') throw rejected(`transaction ${hash} reverted`)
+  // sendFixtureCall waits for the receipt and throws if the permit reverted after all.
+  await sendFixtureCall(chain.clients, { from: permitRelayerAddress, to: call.srcToken, abi, functionName: 'permit', args })
 }
 
 function prepareRelayer(chain: ChainVenue): Promise<void> {
