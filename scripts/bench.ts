@@ -2,6 +2,7 @@
 // `npm run bench -- chains sandbox-start` runs only the named ones.
 
 import { benchBacktestDca } from './bench/backtest-dca.js'
+import { benchBacktestEveryQuote } from './bench/backtest-every-quote.js'
 import { benchBacktestReplay } from './bench/backtest-replay.js'
 import { benchChainsUp } from './bench/chains.js'
 import { benchCliStart } from './bench/cli-start.js'
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   pipeline: () => benchPipeline(),
   'poll-500': () => benchPoll500(),
   'backtest-dca': () => benchBacktestDca(),
+  'backtest-every-quote': () => benchBacktestEveryQuote(),
   'backtest-replay': () => benchBacktestReplay(),
   optimize: () => benchOptimize(),
   'maker-prices': () => benchMakerPrices(),

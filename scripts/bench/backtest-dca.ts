@@ -3,19 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Address } from 'viem'
-import { defaultCandleQuoteModel } from '../../src/backtest/candle-quote-model.js'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
-import { createQuoteStore } from '../../src/backtest/quote-store.js'
-import { generateCandleQuotes } from '../../src/backtest/quotes-from-candles.js'
 import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { parseConfigDocument } from '../../src/config/load-config.js'
-import type { RecordedQuoteJson } from '../../src/feed/recorded-quote.js'
+import { copyMonths, usdc, wbtc, writeMonth } from './btc-quote-set.js'
 import { type BenchResult, summarize } from './summary.js'
-
-const candles = '/work/shared/data/btcusdt-1m-binanceus-2023-03.csv'
-const wbtc = { symbol: 'WBTC', address: '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599' as Address, decimals: 8 }
-const usdc = { symbol: 'USDC', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' as Address, decimals: 6 }
 
 /**
  * The DCA strategy spends 7,440 USDC on WBTC as 62 TWAP orders of 12 slices over the whole set, with a Market price
@@ -93,83 +85,6 @@ function inChild<T>(args: string[]): Promise<T> {
 }
 
 const childMarker = '--backtest-dca-child'
-
-/** Writes the candles' quotes; `spanMs` runs from the first candle's open to the last one's end. */
-async function writeMonth(file: string): Promise<{ seconds: number; quotes: number; spanMs: number }> {
-  const started = performance.now()
-  const store = createQuoteStore({
-    file,
-    header: {
-      format: 'deltaflow-quotes',
-      version: 1,
-      startedAt: Date.UTC(2023, 2, 1),
-      meta: { base: `WBTC ${wbtc.address}`, quote: `USDC ${usdc.address}`, chainId: 1 },
-    },
-    keepAnswers: false,
-  })
-  let quotes = 0
-  let first: number | undefined
-  let end = 0
-  for await (const { candle, intervalMs, lines } of generateCandleQuotes(candles, {
-    pair: { chainId: 1, base: wbtc, quote: usdc },
-    sizes: [
-      { token: 'quote', amount: 10_000_000n },
-      { token: 'base', amount: 10_000_000n },
-    ],
-    sides: ['SELL', 'BUY'],
-    sources: ['market', 'delta'],
-    model: defaultCandleQuoteModel,
-  })) {
-    first ??= candle.openTime
-    end = candle.openTime + intervalMs
-    for (const line of lines) store.write(line)
-    quotes += lines.length
-  }
-  await store.close()
-  return { seconds: (performance.now() - started) / 1000, quotes, spanMs: end - (first ?? end) }
-}
-
-/**
- * The set `count` times in a row, each copy shifted by the set's span (`spanMs`), so that it starts where the one
- * before ends: no stretch of the larger set lacks quotes.
- */
-async function copyMonths(from: string, to: string, count: number, spanMs: number): Promise<void> {
-  const source = await openQuoteReplay(from)
-  const store = createQuoteStore({ file: to, header: source.header, keepAnswers: false })
-  for (let copy = 0; copy < count; copy++) {
-    const shift = copy * spanMs
-    for await (const block of source.blocks()) {
-      for (let index = 0; index < block.length; index++) {
-        const { request } = block.request(index)
-        const costs = block.costs(index)
-        store.write({
-          time: block.time(index) + shift,
-          requestedAt: block.requestedAt(index) + shift,
-          key: block.request(index).key,
-          source: request.source,
-          chainId: request.chainId,
-          srcToken: request.srcToken,
-          srcDecimals: block.request(index).srcDecimals,
-          destToken: request.destToken,
-          destDecimals: block.request(index).destDecimals,
-          side: request.side,
-          amount: request.amount.toString(),
-          srcAmount: block.srcAmount(index).toString(),
-          destAmount: block.destAmount(index).toString(),
-          gas: {
-            ...(costs.gasUsd === undefined ? {} : { usd: costs.gasUsd }),
-            ...(costs.gasUnits === undefined ? {} : { units: costs.gasUnits.toString() }),
-            ...(costs.gasWei === undefined ? {} : { wei: costs.gasWei.toString() }),
-          },
-          fees: costs.partnerPercent === undefined ? {} : { partnerPercent: costs.partnerPercent },
-          // Written without answers (keepAnswers: false): only the answer's source is kept.
-          answer: { source: request.source === 'delta' ? 'delta' : 'market' },
-        } as RecordedQuoteJson)
-      }
-    }
-  }
-  await store.close()
-}
 
 function dcaConfig(count: number, model: 'ideal' | 'realistic', spanMs: number): string {
   const budget = 7_440_000_000n

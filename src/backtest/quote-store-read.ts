@@ -11,6 +11,7 @@ import {
 } from '../domain/wire-fields.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import { type RecordedQuotesHeader, recordedQuoteLineSchema, recordedQuotesHeaderSchema } from '../feed/recorded-quote.js'
+import { deepFreeze, ReadOnlyQuote } from '../strategy/frozen-copy.js'
 import {
   amountFlags,
   type BlockColumns,
@@ -375,21 +376,7 @@ class StoreBlock implements QuoteBlock {
   }
 
   quote(index: number): Quote {
-    const block = this
-    const { request, key } = this.request(index)
-    let answer: Quote['answer'] | undefined
-    return {
-      request,
-      key,
-      srcAmount: this.srcAmount(index),
-      destAmount: this.destAmount(index),
-      requestedAt: this.requestedAt(index),
-      receivedAt: this.time(index),
-      get answer() {
-        answer ??= block.answer(index)
-        return answer
-      },
-    }
+    return new StoredQuote(this, index)
   }
 
   where(index: number): string {
@@ -474,5 +461,38 @@ class StoreBlock implements QuoteBlock {
       costs: this.costs(index),
       time: this.time(index),
     })
+  }
+}
+
+/**
+ * A quote of a block, read-only (strategies get it as it is): its fields read at once, its answer (parsed or
+ * synthesized, then kept by the block) when asked, frozen.
+ */
+class StoredQuote extends ReadOnlyQuote implements Quote {
+  readonly request: Quote['request']
+  readonly key: string
+  readonly srcAmount: bigint
+  readonly destAmount: bigint
+  readonly requestedAt: number
+  readonly receivedAt: number
+  readonly #block: StoreBlock
+  readonly #index: number
+
+  constructor(block: StoreBlock, index: number) {
+    super()
+    const { request, key } = block.request(index)
+    this.request = request
+    this.key = key
+    this.srcAmount = block.srcAmount(index)
+    this.destAmount = block.destAmount(index)
+    this.requestedAt = block.requestedAt(index)
+    this.receivedAt = block.time(index)
+    this.#block = block
+    this.#index = index
+    Object.freeze(this)
+  }
+
+  get answer(): Quote['answer'] {
+    return deepFreeze(this.#block.answer(this.#index)) as Quote['answer']
   }
 }

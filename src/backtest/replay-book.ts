@@ -37,8 +37,17 @@ export class LookAheadError extends BaseError {
   }
 }
 
+/** Keys of the pairs seen, by object: a resting order asks for its pair's quotes on every update of it. */
+const pairKeys = new WeakMap<BookPair, string>()
+
+/** The pair as a string (tokens lowercase); the same pair object gets its key computed once. */
 export function pairKeyOf(pair: BookPair): string {
-  return [pair.source, pair.chainId, pair.destChainId, pair.srcToken.toLowerCase(), pair.destToken.toLowerCase(), pair.side].join(':')
+  let key = pairKeys.get(pair)
+  if (key === undefined) {
+    key = [pair.source, pair.chainId, pair.destChainId, pair.srcToken.toLowerCase(), pair.destToken.toLowerCase(), pair.side].join(':')
+    pairKeys.set(pair, key)
+  }
+  return key
 }
 
 function pairOfRequest(request: ReplayRequest): BookPair {
@@ -58,6 +67,11 @@ export function createReplayBook(clock: Clock) {
   const indexes: number[] = []
   const requests: ReplayRequest[] = []
   const pairs = new Map<string, ReplayRequest[]>()
+  /** The pair key of each request id. */
+  const pairKeys: string[] = []
+  /** Counts updates: a pair's latest quotes, once read, hold until the next one. */
+  let version = 0
+  const latestOfPair = new Map<string, { version: number; quotes: readonly BookQuote[] }>()
   /** Request ids whose updates someone watches (resting orders priced against them). */
   const watched: boolean[] = []
 
@@ -66,6 +80,7 @@ export function createReplayBook(clock: Clock) {
     requests[request.id] = request
     watched[request.id] = false
     const key = pairKeyOf(pairOfRequest(request))
+    pairKeys[request.id] = key
     const group = pairs.get(key)
     if (group) {
       group.push(request)
@@ -93,6 +108,7 @@ export function createReplayBook(clock: Clock) {
       if (requests[id] === undefined) known(request)
       blocks[id] = block
       indexes[id] = index
+      version += 1
       return id
     },
     isWatched: (id: number): boolean => watched[id] === true,
@@ -104,17 +120,24 @@ export function createReplayBook(clock: Clock) {
       watched.fill(false)
     },
     request: (id: number): ReplayRequest | undefined => requests[id],
+    /** The pair key (pairKeyOf) of a request the book has seen. */
+    pairKeyOfRequest: (id: number): string | undefined => pairKeys[id],
     /** The latest quote of one request, refused if stamped after the clock. */
     latest: (id: number): BookQuote | undefined => quoteOf(id),
     /**
      * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock.
      */
-    quotesOf(pair: BookPair): BookQuote[] {
+    quotesOf(pair: BookPair): readonly BookQuote[] {
+      const key = pairKeyOf(pair)
+      // Orders resting on one pair all ask after the same update: the answer holds until the next update.
+      const cached = latestOfPair.get(key)
+      if (cached !== undefined && cached.version === version) return cached.quotes
       const quotes: BookQuote[] = []
-      for (const request of pairs.get(pairKeyOf(pair)) ?? []) {
+      for (const request of pairs.get(key) ?? []) {
         const quote = quoteOf(request.id)
         if (quote) quotes.push(quote)
       }
+      latestOfPair.set(key, { version, quotes })
       return quotes
     },
     /** Every request seen so far. */

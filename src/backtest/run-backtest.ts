@@ -108,8 +108,9 @@ export async function runBacktest({
   const { config } = document
   const settings = config.backtest
   const logger = (parentLogger ?? createLogger({ level: 'silent' })).child({ unit: 'backtest' })
-  const start = from ?? (await firstQuoteTime(source))
-  if (start === undefined) throw new BacktestError(`${source.file} holds no quotes${from === undefined ? '' : ' in the range'}`)
+  const first = from ?? (await firstQuoteTime(source))
+  if (first === undefined) throw new BacktestError(`${source.file} holds no quotes${from === undefined ? '' : ' in the range'}`)
+  const start: number = first
   const clock = new ManualClock(start)
   const journal = openJournal({ file: journalFile, clock })
   const book = createReplayBook(clock)
@@ -332,12 +333,28 @@ export async function runBacktest({
     return nextReconcile
   }
 
-  async function advanceTo(time: number): Promise<void> {
+  /** When the next thing falls due: a reconciliation tick, an equity sample, the venue's next event or a timer. */
+  function nextDueAt(): number {
+    let next = Math.min(nextReconcileAt(), valuation.nextSampleAt())
+    const venueNext = venue.nextEventAt()
+    if (venueNext !== undefined && venueNext < next) next = venueNext
+    for (const timer of timers) if (timer.due < next) next = timer.due
+    return next
+  }
+
+  /** The clock to `time`, running what falls due on the way; a promise only when something does. */
+  function advanceTo(time: number): Promise<void> | undefined {
+    if (nextDueAt() > time) {
+      if (time > clock.now()) clock.set(time)
+      return undefined
+    }
+    return runDueUntil(time)
+  }
+
+  async function runDueUntil(time: number): Promise<void> {
     for (;;) {
-      let next = Math.min(nextReconcileAt(), valuation.nextSampleAt())
+      const next = nextDueAt()
       const venueNext = venue.nextEventAt()
-      if (venueNext !== undefined && venueNext < next) next = venueNext
-      for (const timer of timers) if (timer.due < next) next = timer.due
       if (next > time) break
       if (next > clock.now()) clock.set(next)
       if (venueNext !== undefined && venueNext <= next) venue.runDue()
@@ -345,7 +362,7 @@ export async function runBacktest({
         if (timer.due > next) continue
         while (timer.due <= next) timer.due += timer.intervalMs
         dispatch.timer(timer.strategy, timer.intervalMs)
-        await dispatch.settle()
+        if (dispatch.busy()) await dispatch.settle()
       }
       if (nextReconcileAt() <= next) {
         while (nextReconcile <= next) nextReconcile += reconcileMs
@@ -357,12 +374,16 @@ export async function runBacktest({
   }
 
   // --- the replay ---
-  async function deliverQuote(block: QuoteBlock, index: number, subscribers: readonly Served[]): Promise<void> {
+  /** The quote to its subscribers; a promise only when something it caused is still running (a handler, an intent). */
+  function deliverQuote(block: QuoteBlock, index: number, subscribers: readonly Served[]): Promise<void> | undefined {
+    // One read-only view of the recorded quote, shared by every subscriber of its own key.
+    let view: Quote | undefined
     for (const { subscription, exact } of subscribers) {
-      const quote = exact ? (frozenQuote(block.quote(index)) as Quote) : scaledQuote(block, index, subscription)
+      if (exact) view ??= frozenQuote(block.quote(index)) as Quote
+      const quote = exact ? view : scaledQuote(block, index, subscription)
       if (quote) dispatch.quote(quote)
     }
-    await dispatch.settle()
+    return dispatch.busy() ? dispatch.settle() : undefined
   }
 
   // Strategies start once the first instant's quotes are in the book, so that what they ask for at start can be
@@ -384,9 +405,16 @@ export async function runBacktest({
   let end = to
   // With --from, the quotes of the last maxQuoteAgeSeconds before it fill the book first (not heard by anyone):
   // the market as it stood when the run starts.
-  for await (const block of source.blocks({ from: from === undefined ? start : start - maxQuoteAgeMs, to })) {
+  /** What the replay waits for before it goes on: the strategies' start, what falls due, or what a quote caused. */
+  let waitFor: Promise<void> | undefined
+
+  /**
+   * Replays the block's quotes from `index` on, synchronously, until one needs something asynchronous to finish first
+   * (left in `waitFor`); returns the index to go on from once it has (the block's length when done).
+   */
+  function replay(block: QuoteBlock, index: number): number {
     const length = block.length
-    for (let index = 0; index < length; index++) {
+    for (; index < length; index++) {
       const time = block.time(index)
       if (time < start) {
         const id = book.update(block, index)
@@ -395,18 +423,45 @@ export async function runBacktest({
       }
       if (time > clock.now()) {
         // The clock stands at the previous quote's time here (or at the start).
+        if (!started) {
+          waitFor = startStrategies()
+          return index
+        }
         if (time - clock.now() > maxQuoteAgeMs) gaps.push({ from: clock.now(), to: time })
-        if (!started) await startStrategies()
-        await advanceTo(time)
+        const due = advanceTo(time)
+        if (due) {
+          // Back at this quote once it is done, the clock at its time.
+          waitFor = due
+          return index
+        }
       }
       const id = book.update(block, index)
       if (book.isWatched(id)) venue.quoted(id)
       if (served[id] === undefined) discover(block.request(index))
       const subscribers = served[id]
       if (subscribers === null || subscribers === undefined) continue
-      if (started) await deliverQuote(block, index, subscribers)
-      else opening.push({ block, index, subscribers })
+      if (!started) opening.push({ block, index, subscribers })
+      else {
+        const delivered = deliverQuote(block, index, subscribers)
+        if (delivered) {
+          waitFor = delivered
+          return index + 1
+        }
+      }
     }
+    return length
+  }
+
+  for await (const block of source.blocks({ from: from === undefined ? start : start - maxQuoteAgeMs, to })) {
+    let index = 0
+    for (;;) {
+      index = replay(block, index)
+      if (waitFor === undefined) break
+      const pending = waitFor
+      waitFor = undefined
+      await pending
+    }
+    const length = block.length
     quotes += length
     last = clock.now()
     if (onProgress && (quotes & 0xffff) < length) onProgress({ now: last, from: start, to: end ?? last, quotes })

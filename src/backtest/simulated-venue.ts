@@ -67,6 +67,8 @@ type RestingOrder = {
   minDest: bigint
   /** Clock ms before which no agent settles it (the auction). */
   activeAt: number
+  /** Its pairs on the book, by source, once asked for. */
+  pairs?: { delta?: BookPair; market?: BookPair }
   /** LIMIT: filled so far (source) and whether partial fills are allowed. */
   filledSrc: bigint
   partiallyFillable: boolean
@@ -155,6 +157,8 @@ export function createSimulatedVenue({
   }
   const resting = new Map<string, RestingOrder>()
   const watchers = new Map<string, Set<string>>()
+  /** The ids of the orders watching a pair, sorted (the order they try to settle in), kept until the watchers change. */
+  const watcherOrders = new Map<string, readonly string[]>()
   const queue: Schedule[] = []
   const fills: SimulatedFill[] = []
   const sliceMisses = new Map<SliceMissCause, SliceMisses>()
@@ -304,22 +308,42 @@ export function createSimulatedVenue({
       const set = watchers.get(key) ?? new Set<string>()
       set.add(order.id)
       watchers.set(key, set)
+      watcherOrders.delete(key)
       book.watch(pair)
     }
   }
   function retire(order: RestingOrder): void {
     resting.delete(order.id)
-    for (const key of order.watchKeys) watchers.get(key)?.delete(order.id)
+    for (const key of order.watchKeys) {
+      watchers.get(key)?.delete(order.id)
+      watcherOrders.delete(key)
+    }
+  }
+  function watcherOrder(key: string): readonly string[] | undefined {
+    let ids = watcherOrders.get(key)
+    if (ids === undefined) {
+      const set = watchers.get(key)
+      if (set === undefined || set.size === 0) return undefined
+      ids = [...set].sort()
+      watcherOrders.set(key, ids)
+    }
+    return ids
   }
 
-  const pairOf = (order: RestingOrder, source: 'delta' | 'market' = 'delta'): BookPair => ({
-    source,
-    chainId: order.chainId,
-    destChainId: order.destChainId,
-    srcToken: order.srcToken,
-    destToken: order.destToken,
-    side: order.side,
-  })
+  /** The order's pair on the book (made once per order and source: the book keys it by the object). */
+  const pairOf = (order: RestingOrder, source: 'delta' | 'market' = 'delta'): BookPair => {
+    order.pairs ??= {}
+    const pair = order.pairs[source] ?? {
+      source,
+      chainId: order.chainId,
+      destChainId: order.destChainId,
+      srcToken: order.srcToken,
+      destToken: order.destToken,
+      side: order.side,
+    }
+    order.pairs[source] = pair
+    return pair
+  }
 
   /** The ideal model's fixed improvement: the amount raised by improvementBps (never negative), rounded down. */
   const improve = (amount: bigint) => shiftByBps(amount, model.delta.improvementBps, 'down')
@@ -385,19 +409,23 @@ export function createSimulatedVenue({
   }
 
   // --- LIMIT orders: filled at the limit once a quote crosses it (realistic: by limitMarginBps) ---
+  /** Whether a quote of `size` now crosses the order's limit (by the margin). */
+  function crosses(order: RestingOrder, size: bigint): boolean {
+    const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
+    return quote !== undefined && quote.destAmount * order.maxSrc * 1_000_000n >= order.minDest * size * (1_000_000n + limitMarginPpm)
+  }
+
   function trySettleLimit(order: RestingOrder): boolean {
     if (clock.now() < order.activeAt) return false
     const remaining = order.maxSrc - order.filledSrc
-    const crosses = (size: bigint) => {
-      const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
-      return quote !== undefined && quote.destAmount * order.maxSrc * 1_000_000n >= order.minDest * size * (1_000_000n + limitMarginPpm)
-    }
-    let size = crosses(remaining) ? remaining : 0n
+    let size = crosses(order, remaining) ? remaining : 0n
     if (size === 0n && order.partiallyFillable) {
       // The largest recorded size below what remains that crosses: the depth the quotes show at the limit.
-      for (const quote of book.quotesOf(pairOf(order)).reverse()) {
+      const quotes = book.quotesOf(pairOf(order))
+      for (let at = quotes.length - 1; at >= 0; at--) {
+        const quote = quotes[at] as BookQuote
         const recorded = quote.request.request.amount
-        if (recorded < remaining && clock.now() - quote.time <= maxAgeMs && crosses(recorded)) {
+        if (recorded < remaining && clock.now() - quote.time <= maxAgeMs && crosses(order, recorded)) {
           size = recorded
           break
         }
@@ -756,20 +784,11 @@ export function createSimulatedVenue({
     },
     /** A watched request was quoted: resting orders on its pair try to settle. */
     quoted(requestId: number): void {
-      const request = book.request(requestId)
-      if (!request) return
-      const { source, chainId, destChainId, srcToken, destToken, side } = request.request
-      const key = pairKeyOf({
-        source: source === 'delta' ? 'delta' : 'market',
-        chainId,
-        destChainId: destChainId ?? chainId,
-        srcToken,
-        destToken,
-        side,
-      })
-      const ids = watchers.get(key)
-      if (!ids || ids.size === 0) return
-      for (const id of [...ids].sort()) {
+      const key = book.pairKeyOfRequest(requestId)
+      if (key === undefined) return
+      const ids = watcherOrder(key)
+      if (ids === undefined) return
+      for (const id of ids) {
         const order = resting.get(id)
         if (order) attempt(order)
       }

@@ -55,6 +55,8 @@ export type StrategyDispatch = {
   ) => Promise<void>
   /** onStop of every strategy (their intents still execute). */
   stop: () => Promise<void>
+  /** A handler runs or an intent waits or executes: settle() has something to wait for. */
+  busy: () => boolean
   /** Resolves once no handler runs and no intent waits or executes, including those they caused. */
   settle: () => Promise<void>
   stats: () => DispatchStats
@@ -98,12 +100,29 @@ export function createStrategyDispatch({
 
   /** Runs one strategy handler; its intents join the execution queue. Never rejects (SafeStrategy contains failures). */
   function run(strategy: string, call: () => Promise<StrategyRun>): Promise<void> {
+    return runNow(strategy, call) ?? Promise.resolve()
+  }
+
+  /**
+   * As run, for a call that may answer at once (offerQuote, offerTimer): a run answered synchronously is taken now
+   * and nothing is returned; a promise is followed until it settles (and returned).
+   */
+  function runNow(strategy: string, call: () => StrategyRun | Promise<StrategyRun>): Promise<void> | undefined {
     const started = metrics ? performance.now() : 0
-    const handled: Promise<void> = call().then(
+    const answer = call()
+    if (!(answer instanceof Promise)) {
+      took(strategy, answer, started)
+      return undefined
+    }
+    return follow(strategy, answer, started)
+  }
+
+  /** A handler's run that answered with a promise: followed until it settles, settle() waiting for it meanwhile. */
+  function follow(strategy: string, answer: Promise<StrategyRun>, started: number): Promise<void> {
+    const handled: Promise<void> = answer.then(
       (result) => {
         handlers.delete(handled)
-        metrics?.handler(strategy, result.outcome, performance.now() - started)
-        if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
+        took(strategy, result, started)
       },
       (error: unknown) => {
         handlers.delete(handled)
@@ -112,6 +131,11 @@ export function createStrategyDispatch({
     )
     handlers.add(handled)
     return handled
+  }
+
+  function took(strategy: string, result: StrategyRun, started: number): void {
+    metrics?.handler(strategy, result.outcome, performance.now() - started)
+    if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
   }
 
   function enqueue(intent: Intent): void {
@@ -200,12 +224,18 @@ export function createStrategyDispatch({
     quote: (quote) => {
       const list = subscribers.get(quote.key)
       if (list === undefined) return
-      for (const strategy of list) void run(strategy.name, () => strategy.handleQuote(quote))
+      for (const strategy of list) {
+        // As runNow, without a closure per quote and strategy: a replay delivers millions.
+        const started = metrics ? performance.now() : 0
+        const answer = strategy.offerQuote(quote)
+        if (answer instanceof Promise) void follow(strategy.name, answer, started)
+        else took(strategy.name, answer, started)
+      }
     },
     timer: (strategy, intervalMs) => {
       stats.delivered.timers += 1
       metrics?.delivered('timer')
-      void run(strategy.name, () => strategy.handleTimer(intervalMs))
+      void runNow(strategy.name, () => strategy.offerTimer(intervalMs))
     },
     deliverOrderEvents: () => {
       for (const event of tracker.collect()) deliver(event)
@@ -234,6 +264,7 @@ export function createStrategyDispatch({
     stop: async () => {
       await Promise.all(strategies.map((strategy) => run(strategy.name, () => strategy.stop())))
     },
+    busy: () => handlers.size > 0 || executions.pending() > 0,
     settle: async () => {
       // Handlers queue intents, intents' results run handlers: until both are quiet. Called after every event of a
       // backtest, so the common cases (one handler, nothing queued) take no extra promise.

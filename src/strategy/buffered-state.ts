@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { StrategyState } from './define-strategy.js'
+import { isJsonPrimitive } from './json-primitive.js'
 
 /** Where strategies' state lives: the journal live, memory in a backtest. Values are JSON (bigints as strings). */
 export type StrategyStateStore = {
@@ -35,7 +36,7 @@ class HandlerState implements StrategyState {
   #read(key: string): unknown {
     if (this.#pending === undefined || !this.#pending.has(key)) return this.#store.getStrategyState(this.#strategy, key)
     const value = this.#pending.get(key)
-    return value === deleted ? undefined : structuredClone(value)
+    return value === deleted ? undefined : isJsonPrimitive(value) ? value : structuredClone(value)
   }
 
   get(key: string, schema?: z.ZodType): never {
@@ -44,9 +45,13 @@ class HandlerState implements StrategyState {
   }
 
   set(key: string, value: unknown): void {
+    this.#pending ??= new Map()
+    if (isJsonPrimitive(value)) {
+      this.#pending.set(key, value)
+      return
+    }
     const text = JSON.stringify(value, toJson)
     if (text === undefined) throw new TypeError(`state "${key}": expected a JSON value, received ${typeof value}`)
-    this.#pending ??= new Map()
     this.#pending.set(key, JSON.parse(text))
   }
 

@@ -30,18 +30,32 @@ export function deepFreeze<T>(value: T): DeepReadonly<T> {
  * once for all its subscribers).
  */
 export function freezeCopy<T>(value: T): DeepReadonly<T> {
-  if (value instanceof FrozenQuoteView) return value as DeepReadonly<T>
+  if (value instanceof ReadOnlyQuote) return value as DeepReadonly<T>
   if (typeof value === 'object' && value !== null && deeplyFrozen.has(value)) return value as DeepReadonly<T>
   return deepFreeze(structuredClone(value))
 }
 
 /**
- * A read-only view of a quote for strategies, built without walking its answer: the request and the amounts are
- * frozen now, the service's answer (a large route) the first time a strategy reads `answer`, a getter of the view.
- * The answer is not even read from the quote before then (a replayed quote parses its answer only when asked).
- * Strategies share the view.
+ * A quote strategies may share as it is: a subclass sets its fields, freezes itself and its request (a flat object),
+ * and gives its answer deeply frozen from the `answer` getter, read only when asked (a route is large, and a replayed
+ * quote parses or synthesizes it only then). freezeCopy hands such a quote over without copying it.
  */
-class FrozenQuoteView {
+export abstract class ReadOnlyQuote {
+  abstract readonly request: Quote['request']
+  abstract readonly key: string
+  abstract readonly srcAmount: bigint
+  abstract readonly destAmount: bigint
+  abstract readonly requestedAt: number
+  abstract readonly receivedAt: number
+  abstract get answer(): Quote['answer']
+}
+
+/**
+ * A read-only view of a quote for strategies, built without walking its answer: the request and the amounts are
+ * frozen now, the service's answer the first time a strategy reads `answer`. The answer is not even read from the
+ * quote before then. Strategies share the view.
+ */
+class FrozenQuoteView extends ReadOnlyQuote {
   readonly request: Quote['request']
   readonly key: string
   readonly srcAmount: bigint
@@ -52,7 +66,9 @@ class FrozenQuoteView {
   #answer: Quote['answer'] | undefined
 
   constructor(quote: Quote) {
-    this.request = deepFreeze(quote.request) as Quote['request']
+    super()
+    // A request is flat (numbers, strings, a bigint): frozen, it is read-only all the way down.
+    this.request = Object.freeze(quote.request)
     this.key = quote.key
     this.srcAmount = quote.srcAmount
     this.destAmount = quote.destAmount
@@ -68,6 +84,7 @@ class FrozenQuoteView {
   }
 }
 
+/** The quote as strategies see it: itself when it is already a ReadOnlyQuote, else a frozen view of it. */
 export function frozenQuote(quote: Quote): DeepReadonly<Quote> {
-  return new FrozenQuoteView(quote) as unknown as DeepReadonly<Quote>
+  return (quote instanceof ReadOnlyQuote ? quote : new FrozenQuoteView(quote)) as unknown as DeepReadonly<Quote>
 }

@@ -29,6 +29,8 @@ export type StrategyStats = {
   eventsHandled: number
   /** Events not delivered because the strategy was paused. */
   eventsSkipped: number
+  /** Quotes of its subscriptions handed to it (delivered or skipped while paused; a strategy without onQuote gets them too). */
+  quotesOffered: number
   intentsProduced: number
   failures: number
   consecutiveFailures: number
@@ -56,10 +58,17 @@ export type SafeStrategy<Config = unknown> = {
   start: () => Promise<StrategyRun>
   /** Skipped unless the quote answers one of `subscriptions`. */
   handleQuote: (quote: Quote) => Promise<StrategyRun>
+  /**
+   * As handleQuote, with the run itself (no promise) when the strategy had nothing running and its handler answered
+   * synchronously: how the dispatch delivers quotes.
+   */
+  offerQuote: (quote: Quote) => StrategyRun | Promise<StrategyRun>
   handleOrderUpdate: (event: OrderUpdateEvent) => Promise<StrategyRun>
   handleFill: (event: FillEvent) => Promise<StrategyRun>
   handleRefund: (event: RefundEvent) => Promise<StrategyRun>
   handleTimer: (intervalMs: number) => Promise<StrategyRun>
+  /** As handleTimer, as offerQuote answers. */
+  offerTimer: (intervalMs: number) => StrategyRun | Promise<StrategyRun>
   handleBalances: (event: BalancesEvent) => Promise<StrategyRun>
   handleIntentResult: (event: IntentResultEvent) => Promise<StrategyRun>
   stop: () => Promise<StrategyRun>
@@ -70,6 +79,19 @@ export type SafeStrategy<Config = unknown> = {
 }
 
 type LooseHandler = (...parameters: unknown[]) => unknown
+
+const notSubscribed: StrategyRun = Object.freeze({ outcome: 'skipped', reason: 'not subscribed' })
+/** A handler that asked for nothing (most quotes): one shared, read-only answer. */
+const handledNothing: StrategyRun = Object.freeze({ outcome: 'handled', intents: Object.freeze([]) as unknown as Intent[] })
+/** The event of a handler that takes none (onStart, onStop). */
+const noEvent = Symbol('no event')
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if (value instanceof Promise) return true
+  // Most handlers answer nothing or an array of intent requests: no `then` to look up along their prototypes.
+  if (value === undefined || value === null || Array.isArray(value)) return false
+  return typeof value === 'object' && typeof Reflect.get(value, 'then') === 'function'
+}
 
 /**
  * Runs a strategy in quarantine: its config is validated (StrategyConfigError names the strategy and the fields), its
@@ -117,6 +139,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
   const stats: StrategyStats = {
     eventsHandled: 0,
     eventsSkipped: 0,
+    quotesOffered: 0,
     intentsProduced: 0,
     failures: 0,
     consecutiveFailures: 0,
@@ -124,18 +147,39 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     pausedBy: null,
     lastError: null,
   }
-  let queue: Promise<unknown> = Promise.resolve()
+  /** The last delivery still running or waiting (a handler that answered with a promise), undefined when none is. */
+  let queue: Promise<StrategyRun> | undefined
+
+  /**
+   * Delivers one event, in call order: at once when no earlier delivery is still running, else after the last one.
+   * A handler that answers synchronously is done with no promise made (a replay delivers millions of quotes); one
+   * that answers with a promise holds the events behind it until it settles.
+   */
+  function deliverNow(handler: StrategyHandlerName, event: unknown = noEvent): StrategyRun | Promise<StrategyRun> {
+    const run = queue === undefined ? invoke(handler, event) : queue.then(() => invoke(handler, event))
+    if (run instanceof Promise) {
+      queue = run
+      const release = () => {
+        if (queue === run) queue = undefined
+      }
+      void run.then(release, release)
+    }
+    return run
+  }
 
   // Events are copied when the caller hands them over, then wait their turn.
-  function deliver(handler: StrategyHandlerName, event?: { value: unknown }): Promise<StrategyRun> {
-    const run = queue.then(() => invoke(handler, event))
-    queue = run
-    return run
+  function deliver(handler: StrategyHandlerName, event: unknown = noEvent): Promise<StrategyRun> {
+    const run = deliverNow(handler, event)
+    return run instanceof Promise ? run : Promise.resolve(run)
   }
 
   const now = () => clock.now()
   const intentIdOfHandler = new Map<StrategyHandlerName, (request: unknown) => string>()
+  // The last handler's, without a lookup: events come in runs of one kind (quotes, mostly).
+  let lastHandler: StrategyHandlerName | undefined
+  let lastIntentIdOf: ((request: unknown) => string) | undefined
   function intentIdOf(handler: StrategyHandlerName): (request: unknown) => string {
+    if (handler === lastHandler && lastIntentIdOf !== undefined) return lastIntentIdOf
     let of = intentIdOfHandler.get(handler)
     if (!of) {
       of = (request) => {
@@ -145,34 +189,66 @@ export function createSafeStrategy<Schema extends z.ZodType>(
       }
       intentIdOfHandler.set(handler, of)
     }
+    lastHandler = handler
+    lastIntentIdOf = of
     return of
   }
   const shared = { strategy: name, config, now, logger: log, journal }
 
-  async function invoke(handler: StrategyHandlerName, event?: { value: unknown }): Promise<StrategyRun> {
+  function invoke(handler: StrategyHandlerName, event: unknown): StrategyRun | Promise<StrategyRun> {
     if (stats.paused) {
       stats.eventsSkipped += 1
       return { outcome: 'skipped', reason: 'paused' }
     }
     const callback = Reflect.get(definition, handler) as LooseHandler | undefined
-    if (callback === undefined) return { outcome: 'handled', intents: [] }
+    if (callback === undefined) return handledNothing
     stats.eventsHandled += 1
     const handlerContext = new HandlerContext(shared, intentIdOf(handler))
     const context = handlerContext as unknown as StrategyContext<z.output<Schema>>
+    let output: unknown
     try {
-      const output = await (event === undefined ? callback(context) : callback(event.value, context))
+      output = event === noEvent ? callback(context) : callback(event, context)
+    } catch (error) {
+      return failed(handler, error)
+    }
+    if (isThenable(output)) {
+      return Promise.resolve(output).then(
+        (value) => finish(handler, handlerContext, value),
+        (error: unknown) => failed(handler, error),
+      )
+    }
+    return finish(handler, handlerContext, output)
+  }
+
+  /** What the handler answered: its intents, validated, and its state written; or a contained failure. */
+  function finish(handler: StrategyHandlerName, handlerContext: HandlerContext, output: unknown): StrategyRun {
+    try {
       const intents = parseStrategyOutput({ output, strategy: name, handler, clock })
       HandlerContext.commit(handlerContext)
       stats.consecutiveFailures = 0
+      if (intents.length === 0) return handledNothing
       stats.intentsProduced += intents.length
       return { outcome: 'handled', intents }
     } catch (error) {
-      return recordFailure(
-        error instanceof StrategyError
-          ? error
-          : new StrategyError({ strategy: name, handler, reason: error instanceof Error ? error.message : String(error), cause: error }),
-      )
+      return failed(handler, error)
     }
+  }
+
+  function failed(handler: StrategyHandlerName, error: unknown): StrategyRun {
+    return recordFailure(
+      error instanceof StrategyError
+        ? error
+        : new StrategyError({ strategy: name, handler, reason: error instanceof Error ? error.message : String(error), cause: error }),
+    )
+  }
+
+  const hearsQuotes = Reflect.get(definition, 'onQuote') !== undefined
+  function offerQuote(quote: Quote): StrategyRun | Promise<StrategyRun> {
+    if (!subscribedKeys.has(quote.key)) return notSubscribed
+    stats.quotesOffered += 1
+    // A strategy without onQuote that has nothing running takes it as handled, as invoke would, without the call.
+    if (!hearsQuotes && queue === undefined && !stats.paused) return handledNothing
+    return deliverNow('onQuote', freezeCopy(quote))
   }
 
   function recordFailure(error: StrategyError): StrategyRun {
@@ -195,16 +271,19 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     timers,
     balances,
     start: () => deliver('onStart'),
-    handleQuote: (quote) =>
-      subscribedKeys.has(quote.key)
-        ? deliver('onQuote', { value: freezeCopy(quote) })
-        : Promise.resolve({ outcome: 'skipped', reason: 'not subscribed' }),
-    handleOrderUpdate: (event) => deliver('onOrderUpdate', { value: freezeCopy(event) }),
-    handleFill: (event) => deliver('onFill', { value: freezeCopy(event) }),
-    handleRefund: (event) => deliver('onRefund', { value: freezeCopy(event) }),
-    handleTimer: (intervalMs) => deliver('onTimer', { value: deepFreeze({ now: clock.now(), intervalMs }) }),
-    handleBalances: (event) => deliver('onBalances', { value: freezeCopy(event) }),
-    handleIntentResult: (event) => deliver('onIntentResult', { value: freezeCopy(event) }),
+    handleQuote: (quote) => {
+      const run = offerQuote(quote)
+      return run instanceof Promise ? run : Promise.resolve(run)
+    },
+    offerQuote,
+    handleOrderUpdate: (event) => deliver('onOrderUpdate', freezeCopy(event)),
+    handleFill: (event) => deliver('onFill', freezeCopy(event)),
+    handleRefund: (event) => deliver('onRefund', freezeCopy(event)),
+    // A timer event is flat (two numbers): frozen, it is read-only all the way down.
+    handleTimer: (intervalMs) => deliver('onTimer', Object.freeze({ now: clock.now(), intervalMs })),
+    offerTimer: (intervalMs) => deliverNow('onTimer', Object.freeze({ now: clock.now(), intervalMs })),
+    handleBalances: (event) => deliver('onBalances', freezeCopy(event)),
+    handleIntentResult: (event) => deliver('onIntentResult', freezeCopy(event)),
     stop: () => deliver('onStop'),
     pause: () => {
       if (stats.paused) return

@@ -18,7 +18,7 @@ export type ParseStrategyOutputParameters = {
  * Requests giving the same id (same key and content) are kept once.
  */
 export function parseStrategyOutput({ output, strategy, handler, clock }: ParseStrategyOutputParameters): Intent[] {
-  if (output === undefined || output === null) return []
+  if (output === undefined || output === null || (Array.isArray(output) && output.length === 0)) return []
   const requests: readonly unknown[] = Array.isArray(output) ? output : [output]
   const intents = new Map<string, Intent>()
   requests.forEach((request, index) => {

@@ -1,0 +1,206 @@
+import { fork } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
+import { runBacktest } from '../../src/backtest/run-backtest.js'
+import { parseConfigDocument } from '../../src/config/load-config.js'
+import type { QuoteRequest } from '../../src/feed/quote.js'
+import { copyMonths, usdc, wbtc, writeMonth } from './btc-quote-set.js'
+import { type BenchResult, summarize } from './summary.js'
+
+/**
+ * Every replayed quote reaches a strategy: the built-in DCA and ladder, each subscribed to all 8 recorded requests of
+ * the BTC quote set (btc-quote-set.ts), run with the realistic fill model. The strategies are the built-in
+ * definitions with one change, made in a plugin file beside the quote set: their `subscriptions` list every recorded
+ * request. The DCA's quote handler runs on each quote (it reads its wake time and keeps the quote as its guard's when
+ * one is due); the ladder has no quote handler, so its deliveries cost what the dispatch and the safe wrapper do. The
+ * DCA spends 7,440 USDC on WBTC as 62 TWAP orders of 12 slices over the set; the ladder sells 0.1 WBTC at each of 5
+ * levels from 24,000 to 28,000 USDC, each once (filled levels retire). A larger set repeats the quotes end to end, and the
+ * strategies' periods stretch with it.
+ * Quotes/s = quotes replayed / wall time of runBacktest; deliveries = the quote events both strategies handled,
+ * which must equal 2 × the quotes replayed. RSS max of each size's own child process. The median of the runs.
+ */
+export async function benchBacktestEveryQuote({
+  copies = [1, 10],
+  runs = 3,
+}: {
+  copies?: readonly number[]
+  runs?: number
+} = {}): Promise<BenchResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-every-quote-'))
+  try {
+    const notes: Record<string, string> = {
+      target: '>= 2000000 quotes/s with every quote delivered; RSS of the 10x set <= 1.1 x the 1x set',
+      quotes: 'BTC/USDC 1-21 March 2023 (1m candles), 8 requests; the DCA and the ladder each hear all 8',
+    }
+    let samples: number[] = []
+    let firstRss: number | undefined
+    const base = join(directory, 'month.sqlite')
+    const written = await inChild<{ seconds: number; quotes: number; spanMs: number }>(['write', base])
+    notes['generate 1x'] =
+      `${written.quotes} quotes over ${(written.spanMs / 86_400_000).toFixed(2)} days in ${written.seconds.toFixed(1)} s`
+    for (const count of copies) {
+      const file = count === 1 ? base : join(directory, `months-${count}.sqlite`)
+      if (count !== 1) await inChild(['copy', base, file, String(count), String(written.spanMs)])
+      const report = await inChild<RunReport>(['run', file, String(count), String(runs), String(written.spanMs), directory])
+      const label = `${count}x`
+      const rate = median(report.rates)
+      notes[label] =
+        `${report.quotes} quotes, median ${Math.round(rate)} quotes/s (runs ${report.rates.map((value) => Math.round(value)).join(', ')}), ` +
+        `deliveries ${report.deliveries} (${report.deliveries === 2 * report.quotes ? 'every quote to both strategies' : `expected ${2 * report.quotes}`}), ` +
+        `RSS max ${(report.maxRssBytes / 2 ** 20).toFixed(0)} MB, orders ${report.orders}, ${report.fills} fills, goal ${rate >= 2_000_000 ? 'met' : 'not met'}`
+      firstRss ??= report.maxRssBytes
+      if (count !== copies[0]) notes[`${label} RSS vs ${copies[0]}x`] = `${((report.maxRssBytes / firstRss - 1) * 100).toFixed(1)} %`
+      if (count === 1) samples = report.rates
+    }
+    return summarize(
+      'backtest: every recorded quote delivered to a DCA and a ladder, realistic fills (21 days)',
+      'quotes/s',
+      samples,
+      notes,
+    )
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+type RunReport = { rates: number[]; quotes: number; deliveries: number; maxRssBytes: number; orders: string; fills: number }
+
+function inChild<T>(args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [childMarker, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    let report: T | undefined
+    child.on('message', (message) => {
+      report = message as T
+    })
+    child.on('error', reject)
+    child.on('exit', (code) =>
+      report !== undefined && code === 0 ? resolve(report) : reject(new Error(`bench child ${args[0]} exited with ${code}`)),
+    )
+  })
+}
+
+const childMarker = '--backtest-every-quote-child'
+const strategiesDirectory = resolve(fileURLToPath(import.meta.url), '../../../strategies')
+
+/** The built-in definition of `name`, subscribed to `requests`: a plugin file in `directory`. */
+function writeEveryQuotePlugin(directory: string, name: string, requests: readonly QuoteRequest[]): string {
+  const file = join(directory, `every-quote-${name}.ts`)
+  const listed = JSON.stringify(requests, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
+  writeFileSync(
+    file,
+    `import definition from ${JSON.stringify(join(strategiesDirectory, name, 'index.ts'))}\n` +
+      `export default { ...definition, subscriptions: () => ${listed} }\n`,
+  )
+  return file
+}
+
+function config(count: number, spanMs: number, plugins: { dca: string; ladder: string }): string {
+  const budget = 7_440_000_000n
+  // The ladder sells 0.5 WBTC over its levels, once each.
+  const ladderBase = 50_000_000n
+  return `
+risk:
+  tokens:
+    "1:${usdc.address}": { totalBudget: "${budget}" }
+    "1:${wbtc.address}": { totalBudget: "${ladderBase}" }
+  maxSlippageBps: 100
+  maxPriceImpactPercent: 3
+backtest:
+  balances:
+    "1:${usdc.address}": "${budget}"
+    "1:${wbtc.address}": "${ladderBase}"
+  fill:
+    model: realistic
+strategies:
+  - name: dca-wbtc
+    use: ${plugins.dca}
+    config:
+      chainId: 1
+      srcToken: "${usdc.address}"
+      destToken: "${wbtc.address}"
+      budget: "${budget}"
+      periodSeconds: ${(spanMs / 1000) * count}
+      orders: 62
+      slicesPerOrder: 12
+      maxSlippageBps: 50
+      maxPriceImpactPercent: 2
+      guard:
+        source: market
+        maxPrice: { srcAmount: "40000000000", destAmount: "100000000" }
+        action: pause
+        maxQuoteAgeSeconds: 120
+      checkIntervalSeconds: 30
+  - name: wbtc-ladder
+    use: ${plugins.ladder}
+    config:
+      chainId: 1
+      side: sell
+      base: { address: "${wbtc.address}", decimals: ${wbtc.decimals} }
+      quote: { address: "${usdc.address}", decimals: ${usdc.decimals} }
+      lowerPrice: "24000"
+      upperPrice: "28000"
+      levels: 5
+      spacing: linear
+      sizePerLevel: "10000000"
+      validitySeconds: ${Math.round((spanMs / 1000) * count)}
+      retrySeconds: 600
+      onFill: retire
+`
+}
+
+async function run(file: string, count: number, runs: number, spanMs: number, directory: string): Promise<RunReport> {
+  const source = await openQuoteReplay(file)
+  const requests = new Map<string, QuoteRequest>()
+  for await (const block of source.blocks()) {
+    for (let index = 0; index < block.length && requests.size < 8; index++) {
+      const { key, request } = block.request(index)
+      requests.set(key, request)
+    }
+    break
+  }
+  const plugins = {
+    dca: writeEveryQuotePlugin(directory, 'dca', [...requests.values()]),
+    ladder: writeEveryQuotePlugin(directory, 'ladder', [...requests.values()]),
+  }
+  const document = parseConfigDocument(config(count, spanMs, plugins), join(directory, 'every-quote.yaml'))
+  const rates: number[] = []
+  let last: Omit<RunReport, 'rates' | 'maxRssBytes'> = { quotes: 0, deliveries: 0, orders: '', fills: 0 }
+  for (let index = 0; index < runs; index++) {
+    const started = performance.now()
+    const done = await runBacktest({ document, source })
+    rates.push(done.quotes / ((performance.now() - started) / 1000))
+    last = {
+      quotes: done.quotes,
+      deliveries: done.strategies.reduce((sum, strategy) => sum + strategy.stats().quotesOffered, 0),
+      orders: Object.entries(done.ordersByStrategy)
+        .map(
+          ([strategy, counts]) =>
+            `${strategy}: ${Object.entries(counts)
+              .map(([status, n]) => `${status} ${n}`)
+              .join(' ')}`,
+        )
+        .join('; '),
+      fills: done.venue.fills().length,
+    }
+  }
+  return { rates, maxRssBytes: process.resourceUsage().maxRSS * 1024, ...last }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+if (process.argv[2] === childMarker) {
+  const [command, ...args] = process.argv.slice(3)
+  const report =
+    command === 'write'
+      ? await writeMonth(args[0] as string)
+      : command === 'copy'
+        ? await copyMonths(args[0] as string, args[1] as string, Number(args[2]), Number(args[3])).then(() => ({}))
+        : await run(args[0] as string, Number(args[1]), Number(args[2]), Number(args[3]), args[4] as string)
+  process.send?.(report)
+}
