@@ -7,6 +7,13 @@ export type StrategyStateStore = {
   getStrategyState: (strategy: string, key: string) => unknown
   setStrategyState: (strategy: string, key: string, value: unknown) => void
   deleteStrategyState: (strategy: string, key: string) => boolean
+  /**
+   * Optional, for stores that keep values in memory: the value parsed by `schema` as a fresh copy (a store may keep a
+   * schema's output until the value changes, instead of parsing it on every read), or undefined when none is stored.
+   */
+  getParsedStrategyState?: <Schema extends z.ZodType>(strategy: string, key: string, schema: Schema) => z.output<Schema> | undefined
+  /** Optional: stores a value given as its JSON text (what `set` already wrote), so the store need not write it again. */
+  setStrategyStateJson?: (strategy: string, key: string, json: string) => void
 }
 
 export type BufferedState = {
@@ -18,6 +25,11 @@ export type BufferedState = {
 const deleted = Symbol('deleted')
 
 const toJson = (_key: string, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)
+
+/** A set object value, kept as the JSON it round-trips through: parsed again (a fresh copy) when read back. */
+class JsonText {
+  constructor(readonly text: string) {}
+}
 
 /**
  * The state of one handler call. A class rather than closures: one is made per event, on the hot path of a replay.
@@ -36,10 +48,13 @@ class HandlerState implements StrategyState {
   #read(key: string): unknown {
     if (this.#pending === undefined || !this.#pending.has(key)) return this.#store.getStrategyState(this.#strategy, key)
     const value = this.#pending.get(key)
-    return value === deleted ? undefined : isJsonPrimitive(value) ? value : structuredClone(value)
+    return value === deleted ? undefined : value instanceof JsonText ? JSON.parse(value.text) : value
   }
 
   get(key: string, schema?: z.ZodType): never {
+    if (schema !== undefined && this.#store.getParsedStrategyState !== undefined && !this.#pending?.has(key)) {
+      return this.#store.getParsedStrategyState(this.#strategy, key, schema) as never
+    }
     const value = this.#read(key)
     return (schema === undefined || value === undefined ? value : schema.parse(value)) as never
   }
@@ -52,7 +67,8 @@ class HandlerState implements StrategyState {
     }
     const text = JSON.stringify(value, toJson)
     if (text === undefined) throw new TypeError(`state "${key}": expected a JSON value, received ${typeof value}`)
-    this.#pending.set(key, JSON.parse(text))
+    // JSON.stringify turns a non-finite number (or an object's toJSON) into something else: kept as JSON says.
+    this.#pending.set(key, text.startsWith('{') || text.startsWith('[') ? new JsonText(text) : JSON.parse(text))
   }
 
   delete(key: string): boolean {
@@ -64,9 +80,12 @@ class HandlerState implements StrategyState {
 
   commit(): void {
     if (this.#pending === undefined) return
+    const store = this.#store
     for (const [key, value] of this.#pending) {
-      if (value === deleted) this.#store.deleteStrategyState(this.#strategy, key)
-      else this.#store.setStrategyState(this.#strategy, key, value)
+      if (value === deleted) store.deleteStrategyState(this.#strategy, key)
+      else if (!(value instanceof JsonText)) store.setStrategyState(this.#strategy, key, value)
+      else if (store.setStrategyStateJson !== undefined) store.setStrategyStateJson(this.#strategy, key, value.text)
+      else store.setStrategyState(this.#strategy, key, JSON.parse(value.text))
     }
     this.#pending.clear()
   }

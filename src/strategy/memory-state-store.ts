@@ -1,13 +1,19 @@
+import type { z } from 'zod'
 import type { StrategyStateStore } from './buffered-state.js'
+import { cloneData } from './clone-data.js'
 import { isJsonPrimitive } from './json-primitive.js'
 
-/** A stored value: its JSON, and the value itself when it is a primitive (nothing can change it, so it is shared). */
-type Stored = { text: string; primitive: boolean; value: unknown }
+/**
+ * A stored value: its JSON, or the value itself when it is a primitive (nothing can change it, so it is shared); and
+ * what schemas made of it, kept until the value changes.
+ */
+type Stored = { text: string; primitive: boolean; value: unknown; parsed?: WeakMap<z.ZodType, unknown> }
 
 /**
  * Strategy state kept in memory (a backtest or a test has no restart to survive): JSON in, fresh JSON out, as the
- * journal keeps it (bigints come back as decimal strings). A primitive comes back as it was stored, without parsing:
- * a replay reads a strategy's small values (a time, a flag) on every quote.
+ * journal keeps it (bigints come back as decimal strings). A replay reads a strategy's state on every quote and every
+ * fill, so a primitive comes back as it was stored, without parsing, and a value read through a schema is parsed by
+ * it once and handed out as copies of that output until it changes.
  */
 export function createMemoryStateStore(): StrategyStateStore & { keys: (strategy: string) => string[] } {
   const strategies = new Map<string, Map<string, Stored>>()
@@ -19,16 +25,31 @@ export function createMemoryStateStore(): StrategyStateStore & { keys: (strategy
     }
     return values
   }
+  const setJson = (strategy: string, name: string, text: string) =>
+    valuesOf(strategy).set(name, { text, primitive: false, value: undefined })
   return {
     getStrategyState: (strategy, name) => {
       const stored = strategies.get(strategy)?.get(name)
       if (stored === undefined) return undefined
       return stored.primitive ? stored.value : JSON.parse(stored.text)
     },
-    setStrategyState: (strategy, name, value) => {
-      const text = isJsonPrimitive(value) ? undefined : JSON.stringify(value)
-      valuesOf(strategy).set(name, text === undefined ? { text: '', primitive: true, value } : { text, primitive: false, value: undefined })
+    getParsedStrategyState: <Schema extends z.ZodType>(strategy: string, name: string, schema: Schema) => {
+      const stored = strategies.get(strategy)?.get(name)
+      if (stored === undefined) return undefined
+      if (stored.primitive) return stored.value === undefined ? undefined : (schema.parse(stored.value) as z.output<Schema>)
+      stored.parsed ??= new WeakMap()
+      let output = stored.parsed.get(schema)
+      if (output === undefined) {
+        output = schema.parse(JSON.parse(stored.text))
+        stored.parsed.set(schema, output)
+      }
+      return cloneData(output) as z.output<Schema>
     },
+    setStrategyState: (strategy, name, value) => {
+      if (isJsonPrimitive(value) || value === undefined) valuesOf(strategy).set(name, { text: '', primitive: true, value })
+      else setJson(strategy, name, JSON.stringify(value))
+    },
+    setStrategyStateJson: setJson,
     deleteStrategyState: (strategy, name) => strategies.get(strategy)?.delete(name) ?? false,
     keys: (strategy) => [...(strategies.get(strategy)?.keys() ?? [])],
   }
