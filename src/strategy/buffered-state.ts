@@ -32,10 +32,10 @@ class JsonText {
 }
 
 /**
- * The state of one handler call. A class rather than closures: one is made per event, on the hot path of a replay.
- * Its methods are called as methods (`state.get(...)`).
+ * The state of one handler call. A class rather than closures: one is made per event, on the hot path of a replay
+ * (the safe wrapper's handler context is one). Its methods are called as methods (`state.get(...)`).
  */
-class HandlerState implements StrategyState {
+export class HandlerState implements StrategyState {
   readonly #store: StrategyStateStore
   readonly #strategy: string
   #pending: Map<string, unknown> | undefined
@@ -98,9 +98,4 @@ class HandlerState implements StrategyState {
 export function createBufferedState(store: StrategyStateStore, strategy: string): BufferedState {
   const state = new HandlerState(store, strategy)
   return { state, commit: () => state.commit() }
-}
-
-/** As createBufferedState, as one object: `state` and `commit()` in one (the handler context's form). */
-export function createHandlerState(store: StrategyStateStore, strategy: string): StrategyState & { commit(): void } {
-  return new HandlerState(store, strategy)
 }

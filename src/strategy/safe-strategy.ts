@@ -4,7 +4,7 @@ import { issueMessage } from '../domain/wire-fields.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
 import type { Clock } from '../time/clock.js'
-import { createHandlerState, type StrategyStateStore } from './buffered-state.js'
+import { HandlerState, type StrategyStateStore } from './buffered-state.js'
 import type { StrategyContext, StrategyDefinition, StrategyState } from './define-strategy.js'
 import { type DeepReadonly, deepFreeze, freezeCopy } from './frozen-copy.js'
 import { parseBalanceRequests, parseSubscriptions, parseTimers } from './quote-subscriptions.js'
@@ -224,7 +224,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
   function finish(handler: StrategyHandlerName, handlerContext: HandlerContext, output: unknown): StrategyRun {
     try {
       const intents = parseStrategyOutput({ output, strategy: name, handler, clock })
-      HandlerContext.commit(handlerContext)
+      handlerContext.commit()
       stats.consecutiveFailures = 0
       if (intents.length === 0) return handledNothing
       stats.intentsProduced += intents.length
@@ -301,38 +301,30 @@ export function createSafeStrategy<Schema extends z.ZodType>(
 
 /**
  * What one handler call receives beside its event. A class, made once per event: the functions it hands out (`now`,
- * `intentIdOf`) are made once per strategy, and its state buffer only when the handler first touches `state` (most
- * quote handlers only compare prices).
+ * `intentIdOf`) are made once per strategy. It is its own `state` (the handler's buffered state: reads fall through to
+ * the store, writes wait for the handler to succeed), so an event costs one object.
  */
-class HandlerContext {
+class HandlerContext extends HandlerState {
   readonly strategy: string
   readonly config: unknown
   readonly now: () => number
   readonly logger: Logger
   readonly intentIdOf: (request: unknown) => string
-  readonly #journal: StrategyStateStore
-  #state: (StrategyState & { commit(): void }) | undefined
 
   constructor(
     shared: { strategy: string; config: unknown; now: () => number; logger: Logger; journal: StrategyStateStore },
     intentIdOf: (request: unknown) => string,
   ) {
+    super(shared.journal, shared.strategy)
     this.strategy = shared.strategy
     this.config = shared.config
     this.now = shared.now
     this.logger = shared.logger
     this.intentIdOf = intentIdOf
-    this.#journal = shared.journal
   }
 
   get state(): StrategyState {
-    this.#state ??= createHandlerState(this.#journal, this.strategy)
-    return this.#state
-  }
-
-  /** Writes what the handler set (a static: strategies cannot reach it through their context). */
-  static commit(context: HandlerContext): void {
-    context.#state?.commit()
+    return this
   }
 }
 
