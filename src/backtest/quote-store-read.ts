@@ -1,6 +1,7 @@
 import { inflateSync } from 'node:zlib'
 import BetterSqlite3 from 'better-sqlite3'
 import { z } from 'zod'
+import { internString } from '../domain/intern-string.js'
 import {
   describeReceived,
   integerSchema,
@@ -230,7 +231,14 @@ function readRequests(db: BetterSqlite3.Database, file: string): ReplayRequest[]
           `request ${id}: key: expected ${JSON.stringify(quoteRequestKey(request))} (the key of its fields), received ${JSON.stringify(key)}`,
         )
       }
-      return Object.freeze({ id, key, request, srcDecimals: parsed.data.src_decimals, destDecimals: parsed.data.dest_decimals })
+      // Interned: strategies' subscriptions are matched to it by key on every quote.
+      return Object.freeze({
+        id,
+        key: internString(key),
+        request,
+        srcDecimals: parsed.data.src_decimals,
+        destDecimals: parsed.data.dest_decimals,
+      })
     })
 }
 

@@ -1,4 +1,5 @@
 import type { Intent } from '../domain/intents/intent-schema.js'
+import { internString } from '../domain/intern-string.js'
 import type { IntentResult } from '../domain/order-views.js'
 import { failureReasonOf } from '../exec/executor/execution-errors.js'
 import type { ExecutionOutcome } from '../exec/executor/executor.js'
@@ -86,7 +87,7 @@ export function createStrategyDispatch({
   const subscribers = new Map<string, SafeStrategy[]>()
   for (const strategy of strategies) {
     for (const key of new Set(strategy.subscriptions.map(quoteRequestKey)))
-      subscribers.set(key, [...(subscribers.get(key) ?? []), strategy])
+      subscribers.set(internString(key), [...(subscribers.get(key) ?? []), strategy])
   }
   const stats: DispatchStats = {
     intentsQueued: 0,
@@ -135,7 +136,9 @@ export function createStrategyDispatch({
 
   function took(strategy: string, result: StrategyRun, started: number): void {
     metrics?.handler(strategy, result.outcome, performance.now() - started)
-    if (result.outcome === 'handled') for (const intent of result.intents) enqueue(intent)
+    if (result.outcome !== 'handled') return
+    const { intents } = result
+    for (let index = 0; index < intents.length; index++) enqueue(intents[index] as Intent)
   }
 
   function enqueue(intent: Intent): void {
