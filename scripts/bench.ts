@@ -14,7 +14,7 @@ import { benchMakerFirm } from './bench/maker-firm.js'
 import { benchMakerPrices } from './bench/maker-prices.js'
 import { benchOptimize } from './bench/optimize.js'
 import { benchPipeline } from './bench/pipeline.js'
-import { benchPoll500 } from './bench/poll-500.js'
+import { benchPoll500, benchPoll1000 } from './bench/poll-500.js'
 import { benchReconcile } from './bench/reconcile.js'
 import { benchSandboxDeltaSubmit } from './bench/sandbox-delta-submit.js'
 import { benchSandboxPrices } from './bench/sandbox-prices.js'
@@ -32,6 +32,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   feed: () => benchFeed(),
   pipeline: () => benchPipeline(),
   'poll-500': () => benchPoll500(),
+  'poll-1000': () => benchPoll1000(),
   'backtest-dca': () => benchBacktestDca(),
   'backtest-every-quote': () => benchBacktestEveryQuote(),
   'backtest-replay': () => benchBacktestReplay(),

@@ -1,7 +1,9 @@
+import type { Dispatcher } from 'undici'
 import type { z } from 'zod'
 import type { Logger } from '../log/logger.js'
 import { type Clock, systemClock } from '../time/clock.js'
 import { ApiClientConfigError } from './errors.js'
+import { exchangeOverFetch, exchangeOverUndici } from './http-exchange.js'
 import { parseApiResponse } from './parse-response.js'
 import type { RetryPolicy } from './retry-timing.js'
 import { type ApiRequest, type ApiTransportObserver, createTransport, type RateLimitPolicy } from './send-request.js'
@@ -34,7 +36,12 @@ export type CreateApiClientParameters = {
   retry?: Partial<RetryPolicy> | false | undefined
   /** Requests per second per host, retries included; `false` turns the limiter off. */
   rateLimit?: RateLimitPolicy | false | undefined
-  /** The fetch to use (default: the global one); tests wrap it to watch requests. */
+  /**
+   * The undici dispatcher requests go through (default: a keep-alive pool of this client, `connectionsPerHost`
+   * connections); tests compose an interceptor on one to watch requests.
+   */
+  dispatcher?: Dispatcher | undefined
+  /** A fetch to send requests with instead of the dispatcher (tests fake or rewrite answers with one). */
   fetch?: typeof globalThis.fetch | undefined
   logger?: Logger | undefined
   /** Reads Retry-After dates and times requests. */
@@ -82,7 +89,9 @@ export function createApiClient(parameters: CreateApiClientParameters): ApiClien
   const send = createTransport({
     baseUrl,
     headers,
-    fetch: parameters.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    exchange: parameters.fetch
+      ? exchangeOverFetch(new URL(baseUrl).origin, parameters.fetch)
+      : exchangeOverUndici(new URL(baseUrl).origin, parameters.dispatcher),
     timeoutMs,
     retry,
     rateLimit,

@@ -22,13 +22,25 @@ export function isJsonObject(value: unknown): value is JsonObject {
 /** A JSON object kept as it is (no copy, no key reordering): for payloads that go back to the service verbatim. */
 export const jsonObjectSchema = z.custom<JsonObject>(isJsonObject, { error: 'expected a JSON object' })
 
-/** Freezes a JSON value in place, so a payload that must go back unmodified cannot be edited by accident. */
-export function freezeJson<T extends JsonValue>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) freezeJson(inner)
-    Object.freeze(value)
+/**
+ * Checks that `value` is JSON and freezes it in place, in one walk, so that a payload that must go back unmodified
+ * cannot be edited by accident. A value found not to be JSON is left partly frozen.
+ */
+function freezeJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && freezeJsonValue(value)
+}
+
+function freezeJsonValue(value: unknown): value is JsonValue {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return isJsonValue(value)
+  if (Array.isArray(value)) {
+    for (const inner of value) if (!freezeJsonValue(inner)) return false
+  } else {
+    const prototype = Object.getPrototypeOf(value)
+    if (prototype !== Object.prototype && prototype !== null) return false
+    for (const key in value) if (!freezeJsonValue((value as Record<string, unknown>)[key])) return false
   }
-  return value
+  Object.freeze(value)
+  return true
 }
 
 /**
@@ -44,10 +56,10 @@ export function withRaw<S extends z.ZodType<object>>(schema: S) {
         context.addIssue({ code: 'custom', message: issueMessage(issue), path: issue.path, input: issue.input })
       return z.NEVER
     }
-    if (!isJsonObject(value)) {
+    if (!freezeJsonObject(value)) {
       context.addIssue({ code: 'custom', message: 'expected a JSON object', input: value })
       return z.NEVER
     }
-    return { ...parsed.data, raw: freezeJson(value) }
+    return { ...parsed.data, raw: value }
   })
 }

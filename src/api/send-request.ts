@@ -16,10 +16,14 @@ import {
   RateLimitedError,
   type ServiceAnswer,
 } from './errors.js'
+import { ExchangeCancel, type HttpExchange, type HttpExchangeAnswer } from './http-exchange.js'
 import { type QueryValues, toQueryString } from './query-string.js'
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from './retry-timing.js'
 
-/** One call of an endpoint, as the endpoint functions describe it. */
+/**
+ * One call of an endpoint, as the endpoint functions describe it. The same object may be sent again (a feed polls the
+ * same price): its URL is built once, so it must not be changed once sent.
+ */
 export type ApiRequest = {
   method: 'GET' | 'POST'
   /** The endpoint as the API document names it ("GET /v2/delta/orders/{orderId}"): errors and logs carry it. */
@@ -52,7 +56,8 @@ export type TransportSettings = {
   baseUrl: string
   /** Sent with every request (the API key among them): never logged, never put into errors. */
   headers: Readonly<Record<string, string>>
-  fetch: typeof globalThis.fetch
+  /** One round trip to the origin of `baseUrl`. */
+  exchange: HttpExchange
   timeoutMs: number
   retry: RetryPolicy
   rateLimit: RateLimitPolicy | undefined
@@ -89,17 +94,22 @@ export type JsonAnswer = { status: number; json: unknown }
  * cancelled / already stored" as done.
  */
 export function createTransport(settings: TransportSettings): (request: ApiRequest) => Promise<JsonAnswer> {
-  const limiters = new Map<string, (task: () => Promise<JsonAnswer>) => Promise<JsonAnswer>>()
-  const limiterFor = (host: string) => {
-    const { rateLimit } = settings
-    if (!rateLimit) return (task: () => Promise<JsonAnswer>) => task()
-    let limiter = limiters.get(host)
-    if (!limiter) {
-      limiter = pThrottle({ ...throttleWindow(rateLimit.requestsPerSecond), strict: true })((task: () => Promise<JsonAnswer>) => task())
-      limiters.set(host, limiter)
+  // Every request goes to the one host of baseUrl, so one limiter serves them all; paths are relative to its origin.
+  const base = new URL(settings.baseUrl)
+  const basePath = settings.baseUrl.slice(base.origin.length)
+  const paths = new WeakMap<ApiRequest, string>()
+  const pathOf = (request: ApiRequest) => {
+    let path = paths.get(request)
+    if (path === undefined) {
+      path = `${basePath}${request.path}${toQueryString(request.query)}`
+      paths.set(request, path)
     }
-    return limiter
+    return path
   }
+  const { rateLimit } = settings
+  const limited = rateLimit
+    ? pThrottle({ ...throttleWindow(rateLimit.requestsPerSecond), strict: true })((task: () => Promise<JsonAnswer>) => task())
+    : (task: () => Promise<JsonAnswer>) => task()
 
   const observe = (event: ApiTransportEvent) => {
     try {
@@ -109,10 +119,10 @@ export function createTransport(settings: TransportSettings): (request: ApiReque
     }
   }
   /** One attempt, its outcome told to the observer. */
-  const observed = async (request: ApiRequest, url: string, body: string | null): Promise<JsonAnswer> => {
+  const observed = async (request: ApiRequest, path: string, body: string | null): Promise<JsonAnswer> => {
     const started = performance.now()
     try {
-      const answer = await attempt(settings, request, url, body)
+      const answer = await attempt(settings, request, path, body)
       observe({
         type: 'attempt',
         endpoint: request.endpoint,
@@ -136,17 +146,16 @@ export function createTransport(settings: TransportSettings): (request: ApiReque
   }
 
   return async (request) => {
-    const url = `${settings.baseUrl}${request.path}${toQueryString(request.query)}`
+    const path = pathOf(request)
     const body = request.body === undefined ? null : JSON.stringify(request.body)
     const { signal } = request
     const aborted = () => new ApiAbortedError({ endpoint: request.endpoint, path: request.path, cause: signal?.reason })
     if (signal?.aborted) throw aborted()
-    const limited = limiterFor(new URL(url).host)
     try {
       return await pRetry(
         async () => {
           try {
-            return await limited(() => observed(request, url, body))
+            return await limited(() => observed(request, path, body))
           } catch (error) {
             if (isRetryable(error) && !signal?.aborted) throw error
             throw new AbortError(error instanceof Error ? error : new Error(String(error)))
@@ -187,33 +196,42 @@ export function createTransport(settings: TransportSettings): (request: ApiReque
   }
 }
 
-async function attempt(settings: TransportSettings, request: ApiRequest, url: string, body: string | null): Promise<JsonAnswer> {
+async function attempt(settings: TransportSettings, request: ApiRequest, path: string, body: string | null): Promise<JsonAnswer> {
+  const where = { endpoint: request.endpoint, path: request.path }
+  const caller = request.signal
+  // The caller's signal may have fired while the request waited for the rate limiter.
+  if (caller?.aborted) throw new ApiAbortedError({ ...where, cause: caller.reason })
   const timeoutMs = request.timeoutMs ?? settings.timeoutMs
-  const timeout = AbortSignal.timeout(timeoutMs)
-  const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
+  // A timer and a plain emitter per attempt: no AbortSignal (see ExchangeCancel).
+  const cancel = new ExchangeCancel()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    cancel.abort()
+  }, timeoutMs)
+  const abortWithCaller = () => cancel.abort()
+  caller?.addEventListener('abort', abortWithCaller, { once: true })
   const started = settings.clock.now()
-  let response: Response
-  let text: string
+  let answer: HttpExchangeAnswer
   try {
-    response = await settings.fetch(url, {
+    answer = await settings.exchange({
       method: request.method,
+      path,
       headers: request.body === undefined ? settings.headers : { ...settings.headers, 'content-type': 'application/json' },
       body,
-      signal,
+      cancel,
     })
-    text = await response.text()
   } catch (cause) {
-    const where = { endpoint: request.endpoint, path: request.path }
-    if (request.signal?.aborted) throw new ApiAbortedError({ ...where, cause: request.signal.reason })
-    if (timeout.aborted) throw new ApiTimeoutError({ ...where, timeoutMs })
+    if (caller?.aborted) throw new ApiAbortedError({ ...where, cause: caller.reason })
+    if (timedOut) throw new ApiTimeoutError({ ...where, timeoutMs })
     throw new ApiNetworkError({ ...where, cause })
+  } finally {
+    clearTimeout(timer)
+    caller?.removeEventListener('abort', abortWithCaller)
   }
-  settings.logger?.debug(
-    { endpoint: request.endpoint, path: request.path, status: response.status, ms: settings.clock.now() - started },
-    'API request',
-  )
-  if (!response.ok) throw toApiRequestError(serviceAnswer(settings, request, response, text))
-  return { status: response.status, json: parseJsonBody(request, response.status, text) }
+  settings.logger?.debug({ ...where, status: answer.status, ms: settings.clock.now() - started }, 'API request')
+  if (answer.status < 200 || answer.status > 299) throw toApiRequestError(serviceAnswer(settings, request, answer))
+  return { status: answer.status, json: parseJsonBody(request, answer.status, answer.text) }
 }
 
 /** A 2xx body that is empty or not JSON was damaged on its way: retryable (a JSON body of the wrong shape is not). */
@@ -229,7 +247,7 @@ function parseJsonBody({ endpoint, path }: ApiRequest, status: number, text: str
 /** Error bodies: `{ error }` as the service sends them, `{ errorType, details }` as its OpenAPI documents show them. */
 const errorBodySchema = z.looseObject({ error: z.string().optional(), errorType: z.string().optional(), message: z.string().optional() })
 
-function serviceAnswer(settings: TransportSettings, request: ApiRequest, response: Response, text: string): ServiceAnswer {
+function serviceAnswer(settings: TransportSettings, request: ApiRequest, { status, text, header }: HttpExchangeAnswer): ServiceAnswer {
   const body = errorBodySchema.safeParse(parseQuietly(text))
   const fields = body.success ? body.data : undefined
   const messageKey = fields?.error !== undefined ? 'error' : fields?.errorType !== undefined ? 'errorType' : 'message'
@@ -242,10 +260,10 @@ function serviceAnswer(settings: TransportSettings, request: ApiRequest, respons
   return {
     endpoint: request.endpoint,
     path: request.path,
-    status: response.status,
+    status,
     message: fields?.error ?? fields?.errorType ?? fields?.message,
     extra,
-    retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), settings.clock.now()),
+    retryAfterMs: parseRetryAfter(header('retry-after'), settings.clock.now()),
   }
 }
 

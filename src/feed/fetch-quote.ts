@@ -1,7 +1,8 @@
 import type { ApiClient } from '../api/client.js'
-import { getDeltaPrices } from '../api/delta/get-delta-prices.js'
+import { deltaPriceSchema } from '../api/delta/delta-price-schema.js'
+import { deltaPricesRequest } from '../api/delta/get-delta-prices.js'
 import { getQuote } from '../api/get-quote.js'
-import { getMarketPrices } from '../api/market/get-market-prices.js'
+import { marketPricesAnswerSchema, marketPricesRequest } from '../api/market/get-market-prices.js'
 import type { Clock } from '../time/clock.js'
 import { InvalidQuoteRequestError } from './feed-errors.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from './quote.js'
@@ -15,7 +16,20 @@ export type FetchQuoteParameters = {
 }
 
 /** One price of a request from its source (GET /v2/delta/prices, GET /prices or GET /v2/quote), as a Quote. */
-export async function fetchQuote(api: ApiClient, { request, decimalsOf, clock, signal }: FetchQuoteParameters): Promise<Quote> {
+export function fetchQuote(api: ApiClient, parameters: FetchQuoteParameters): Promise<Quote> {
+  try {
+    return prepareQuoteFetch(api, parameters)()
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+/**
+ * What fetchQuote does, prepared once for a request that is priced again and again: the API request (its query
+ * string, the tokens' decimals) is built here, and each call of the returned function only sends it and reads the
+ * answer. Throws what fetchQuote would reject with when the request cannot be built.
+ */
+export function prepareQuoteFetch(api: ApiClient, { request, decimalsOf, clock, signal }: FetchQuoteParameters): () => Promise<Quote> {
   const destChainId = request.destChainId ?? request.chainId
   const common = {
     srcToken: request.srcToken,
@@ -28,27 +42,39 @@ export async function fetchQuote(api: ApiClient, { request, decimalsOf, clock, s
   }
   const crosschain = destChainId !== request.chainId ? { destChainId } : {}
   const key = quoteRequestKey(request)
-  const requestedAt = clock.now()
-  const answer = await fetchAnswer()
-  const amounts =
-    answer.source === 'market'
-      ? { srcAmount: answer.route.srcAmount, destAmount: answer.route.destAmount }
-      : { srcAmount: answer.price.route.origin.input.amount, destAmount: answer.price.route.destination.output.amount }
-  return { request, key, ...amounts, answer, requestedAt, receivedAt: clock.now() }
-
-  async function fetchAnswer(): Promise<Quote['answer']> {
-    switch (request.source) {
-      case 'delta':
-        return { source: 'delta', price: await getDeltaPrices(api, { ...common, chainId: request.chainId, ...crosschain }) }
-      case 'market':
-        if (destChainId !== request.chainId) {
-          throw new InvalidQuoteRequestError('a Market quote is same-chain only', { key, chainId: request.chainId, destChainId })
-        }
-        return { source: 'market', route: await getMarketPrices(api, { ...common, network: request.chainId }) }
-      case 'unified': {
-        const result = await getQuote(api, { ...common, chainId: request.chainId, ...crosschain, mode: 'ALL' })
-        return result.mode === 'delta' ? { source: 'delta', price: result.delta } : { source: 'market', route: result.market }
+  const quoteOf = (requestedAt: number, answer: Quote['answer']): Quote => {
+    const amounts =
+      answer.source === 'market'
+        ? { srcAmount: answer.route.srcAmount, destAmount: answer.route.destAmount }
+        : { srcAmount: answer.price.route.origin.input.amount, destAmount: answer.price.route.destination.output.amount }
+    return { request, key, ...amounts, answer, requestedAt, receivedAt: clock.now() }
+  }
+  switch (request.source) {
+    case 'delta': {
+      const priceRequest = deltaPricesRequest(api, { ...common, chainId: request.chainId, ...crosschain })
+      return async () => {
+        const requestedAt = clock.now()
+        return quoteOf(requestedAt, { source: 'delta', price: await api.request(priceRequest, deltaPriceSchema) })
       }
     }
+    case 'market': {
+      if (destChainId !== request.chainId) {
+        throw new InvalidQuoteRequestError('a Market quote is same-chain only', { key, chainId: request.chainId, destChainId })
+      }
+      const priceRequest = marketPricesRequest(api, { ...common, network: request.chainId })
+      return async () => {
+        const requestedAt = clock.now()
+        return quoteOf(requestedAt, { source: 'market', route: await api.request(priceRequest, marketPricesAnswerSchema) })
+      }
+    }
+    case 'unified':
+      return async () => {
+        const requestedAt = clock.now()
+        const result = await getQuote(api, { ...common, chainId: request.chainId, ...crosschain, mode: 'ALL' })
+        return quoteOf(
+          requestedAt,
+          result.mode === 'delta' ? { source: 'delta', price: result.delta } : { source: 'market', route: result.market },
+        )
+      }
   }
 }

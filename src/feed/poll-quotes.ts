@@ -5,6 +5,7 @@ import {
   defer,
   EMPTY,
   exhaustMap,
+  finalize,
   ignoreElements,
   map,
   Observable,
@@ -15,7 +16,7 @@ import {
 import type { ApiClient } from '../api/client.js'
 import type { Clock } from '../time/clock.js'
 import { type BackoffPolicy, backoffDelayMs, backoffPolicyOf } from './backoff.js'
-import { fetchQuote } from './fetch-quote.js'
+import { prepareQuoteFetch } from './fetch-quote.js'
 import type { Quote, QuoteRequest } from './quote.js'
 import { quoteRequestKey } from './quote.js'
 import type { QuoteEvent } from './quote-event.js'
@@ -82,9 +83,19 @@ export type PollQuotesParameters = Omit<PollQuoteSourceParameters, 'fetch'> & {
  */
 export function pollQuotes({ api, decimalsOf, ...parameters }: PollQuotesParameters): Observable<QuoteEvent> {
   const { clock } = parameters
-  return pollQuoteSource({
-    ...parameters,
-    fetch: (request) => fromAbortable((signal) => fetchQuote(api, { request, decimalsOf, clock, signal })),
+  return defer(() => {
+    // One signal for all the polls of a subscription, aborted (with the poll in flight) when it is torn down: a signal
+    // per poll would cost an AbortSignal per request, whose weak native handle keeps each poll's objects alive longer.
+    const controller = new AbortController()
+    const { signal } = controller
+    // Built at the first poll that can build it (a token without decimals fails each poll, as an error event).
+    let fetchPrepared: (() => Promise<Quote>) | undefined
+    const fetch = (request: QuoteRequest) =>
+      defer(() => {
+        fetchPrepared ??= prepareQuoteFetch(api, { request, decimalsOf, clock, signal })
+        return fetchPrepared()
+      })
+    return pollQuoteSource({ ...parameters, fetch }).pipe(finalize(() => controller.abort()))
   })
 }
 

@@ -16,24 +16,42 @@ import { getMarketPrices } from '../../src/api/market/get-market-prices.js'
 import { nativeTokenPlaceholder } from '../../src/protocol/addresses.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { sandboxToken, useSandbox } from '../helpers/sandbox.js'
-import { capturedLogger, watchedFetch } from './watched-fetch.js'
+import { capturedLogger, watchedDispatcher, watchedFetch } from './watched-fetch.js'
 
 const apiKey = 'dfk_test_5f2c9a7e1b'
 
-describe('API client transport', () => {
+/** The two ways the client sends: undici's pooled request (its default) and a fetch given to it. */
+const senders = [
+  {
+    over: 'the pooled undici dispatcher',
+    watched: () => {
+      const { dispatcher, seen } = watchedDispatcher()
+      return { options: { dispatcher }, seen }
+    },
+  },
+  {
+    over: 'a given fetch',
+    watched: () => {
+      const { fetch, seen } = watchedFetch()
+      return { options: { fetch }, seen }
+    },
+  },
+]
+
+describe.each(senders)('API client transport over $over', ({ watched }) => {
   const sandbox = useSandbox({ chainIds: [1] })
   afterEach(() => sandbox().faults.clear())
 
-  /** A client on the sandbox with small retry delays and a watched fetch. */
+  /** A client on the sandbox with small retry delays, whose requests are watched. */
   const client = (options: Partial<CreateApiClientParameters> = {}) => {
-    const watched = watchedFetch()
+    const { options: sender, seen } = watched()
     const api = createApiClient({
       baseUrl: sandbox().url,
       retry: { retries: 2, minDelayMs: 5, maxDelayMs: 50 },
-      fetch: watched.fetch,
+      ...sender,
       ...options,
     })
-    return { api, seen: watched.seen }
+    return { api, seen }
   }
   const chainsRoute = 'GET /chains'
 

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream'
+import { Agent, type Dispatcher } from 'undici'
 import { createLogger, type Logger } from '../../src/log/logger.js'
 
 export type SeenRequest = { url: URL; method: string; headers: Headers; body: unknown }
@@ -12,6 +13,18 @@ export function watchedFetch(): { fetch: typeof globalThis.fetch; seen: SeenRequ
     return globalThis.fetch(input, init)
   }
   return { fetch, seen }
+}
+
+/** A keep-alive undici agent, as the client makes by default, recording every request the API client sends through it. */
+export function watchedDispatcher(): { dispatcher: Dispatcher; seen: SeenRequest[] } {
+  const seen: SeenRequest[] = []
+  const dispatcher = new Agent().compose((dispatch) => (options, handler) => {
+    const body = typeof options.body === 'string' ? JSON.parse(options.body) : undefined
+    const headers = new Headers(options.headers as Record<string, string> | undefined)
+    seen.push({ url: new URL(options.path, options.origin), method: options.method, headers, body })
+    return dispatch(options, handler)
+  })
+  return { dispatcher, seen }
 }
 
 /** A debug logger whose JSON lines are kept for assertions. */

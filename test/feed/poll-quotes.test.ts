@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { filter, firstValueFrom, map, take, takeWhile, toArray } from 'rxjs'
 import { parseUnits } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createApiClient } from '../../src/api/client.js'
+import { type ApiTransportEvent, createApiClient } from '../../src/api/client.js'
 import { ApiRequestError } from '../../src/api/errors.js'
 import { pollQuotes } from '../../src/feed/poll-quotes.js'
 import type { Quote, QuoteRequest, QuoteSource } from '../../src/feed/quote.js'
@@ -168,5 +169,21 @@ describe('pollQuotes against the sandbox', () => {
     for (const [index, quote] of first.entries()) expect(second[index]).toBe(quote)
     // Nobody asked for the Market quote, so it was not polled.
     expect(started.map(({ path }) => path)).toEqual(['/v2/delta/prices', '/v2/delta/prices', '/v2/delta/prices'])
+  })
+
+  it('aborts the poll in flight when its last subscriber leaves, and polls again for the next one', async () => {
+    await addFault({ route: 'GET /prices', latencyMs: 2_000, times: 1 })
+    const attempts: ApiTransportEvent[] = []
+    const api = createApiClient({ baseUrl: sandbox().url, retry: false, observer: (event) => attempts.push(event) })
+    const polls = pollQuotes({ api, request: sellUsdc('market'), decimalsOf: decimalsOf(), intervalMs: 5_000, clock: steppingClock() })
+    const events: QuoteEvent[] = []
+    const subscription = polls.subscribe((event) => events.push(event))
+    await sleep(200)
+    subscription.unsubscribe()
+    while (attempts.length === 0) await sleep(10)
+    expect(attempts).toMatchObject([{ type: 'attempt', endpoint: 'GET /prices', outcome: 'aborted' }])
+    expect(events).toEqual([])
+    const quote = await firstValueFrom(polls.pipe(filter(isQuote)))
+    expect(quote.quote.destAmount).toBeGreaterThan(0n)
   })
 })

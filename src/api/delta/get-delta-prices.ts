@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import type { Side } from '../../domain/wire-fields.js'
-import type { ApiClient, RequestOptions } from '../client.js'
+import type { ApiClient, ApiRequest, RequestOptions } from '../client.js'
 import { type DeltaPrice, deltaPriceSchema } from './delta-price-schema.js'
 
 export type GetDeltaPricesParameters = RequestOptions & {
@@ -41,16 +41,18 @@ export type GetDeltaPricesReturnType = DeltaPrice
  * approve. An amount whose settlement gas is worth more than the trade throws GasCostExceedsTradeAmountError.
  */
 export function getDeltaPrices(client: ApiClient, parameters: GetDeltaPricesParameters): Promise<GetDeltaPricesReturnType> {
+  return client.request(deltaPricesRequest(client, parameters), deltaPriceSchema)
+}
+
+/** The request of GET /v2/delta/prices; built once, it may be sent again and again (a feed polls the same price). */
+export function deltaPricesRequest(client: ApiClient, parameters: GetDeltaPricesParameters): ApiRequest {
   const { signal, timeoutMs, partner, ...query } = parameters
-  return client.request(
-    {
-      method: 'GET',
-      endpoint: 'GET /v2/delta/prices',
-      path: '/v2/delta/prices',
-      query: { ...query, partner: partner ?? client.partner },
-      signal,
-      timeoutMs,
-    },
-    deltaPriceSchema,
-  )
+  return {
+    method: 'GET',
+    endpoint: 'GET /v2/delta/prices',
+    path: '/v2/delta/prices',
+    query: { ...query, partner: partner ?? client.partner },
+    signal,
+    timeoutMs,
+  }
 }

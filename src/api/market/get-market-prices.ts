@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
 import type { Side } from '../../domain/wire-fields.js'
-import type { ApiClient, RequestOptions } from '../client.js'
+import type { ApiClient, ApiRequest, RequestOptions } from '../client.js'
 import { type MarketPriceRoute, marketPriceRouteSchema } from './price-route-schema.js'
 
 /** The query of GET /prices (section 4.2), also the pricing part of GET /swap. */
@@ -54,11 +54,16 @@ export function marketPriceQuery(client: ApiClient, { route, partner, ...query }
   return { ...query, route: route?.join('-'), partner: partner ?? client.partner, version: '6.2' }
 }
 
+/** The answer of GET /prices: its route. */
+export const marketPricesAnswerSchema = z.object({ priceRoute: marketPriceRouteSchema }).transform((answer) => answer.priceRoute)
+
+/** The request of GET /prices; built once, it may be sent again and again (a feed polls the same price). */
+export function marketPricesRequest(client: ApiClient, parameters: GetMarketPricesParameters): ApiRequest {
+  const { signal, timeoutMs, ...query } = parameters
+  return { method: 'GET', endpoint: 'GET /prices', path: '/prices', query: marketPriceQuery(client, query), signal, timeoutMs }
+}
+
 /** GET /prices: the best Market route of a swap; pass it to buildMarketTransaction within about 30 s. */
 export function getMarketPrices(client: ApiClient, parameters: GetMarketPricesParameters): Promise<GetMarketPricesReturnType> {
-  const { signal, timeoutMs, ...query } = parameters
-  return client.request(
-    { method: 'GET', endpoint: 'GET /prices', path: '/prices', query: marketPriceQuery(client, query), signal, timeoutMs },
-    z.object({ priceRoute: marketPriceRouteSchema }).transform((answer) => answer.priceRoute),
-  )
+  return client.request(marketPricesRequest(client, parameters), marketPricesAnswerSchema)
 }

@@ -71,14 +71,12 @@ export type MarketPriceRoute = z.output<typeof marketPriceRouteSchema>
 
 function legacyRouteProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
-  const fields = new Map(Object.entries(value))
-  if (fields.has('src') && !fields.has('srcToken')) {
+  if ('src' in value && !('srcToken' in value)) {
     return 'a 2021-era priceRoute (src / dest instead of srcToken / destToken, no version); this client reads version 6.2 routes'
   }
-  if (!fields.has('version')) {
+  if (!('version' in value)) {
     return 'a priceRoute without `version`: a legacy v5 route for the v5 router, which this client does not build for; request version=6.2'
   }
-  const version = fields.get('version')
-  if (version !== '6.2') return `a priceRoute of version ${JSON.stringify(version)}; this client builds only version 6.2 routes`
+  if (value.version !== '6.2') return `a priceRoute of version ${JSON.stringify(value.version)}; this client builds only version 6.2 routes`
   return undefined
 }
