@@ -119,7 +119,7 @@ function normaliseValue(types: TypedFields, type: string, value: unknown, path: 
   const fixedBytes = /^bytes(\d+)$/.exec(type)
   if (fixedBytes) {
     const length = Number(fixedBytes[1])
-    return typeof value === 'string' && new RegExp(`^0x[0-9a-fA-F]{${length * 2}}$`).test(value)
+    return typeof value === 'string' && value.length === 2 + length * 2 && /^0x[0-9a-fA-F]*$/.test(value)
       ? value.toLowerCase()
       : fail(`${length} bytes of hex`)
   }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { IntentKind } from '../domain/intents/intent-schema.js'
 import type { Clock } from '../time/clock.js'
 import { JournalRecordNotFoundError } from './journal-errors.js'
+import type { RecordModeChoiceParameters } from './mode-choices.js'
 import type { createSpendTotalStatements } from './spend-totals.js'
 import { jsonColumn, nullableAmountColumn, toAmountText, toJsonText } from './sql-values.js'
 
@@ -63,6 +64,8 @@ export type RecordIntentParameters = {
   refused?: { limit: string; reason: string } | undefined
   /** Records it failed at once (an error stopped it before it was accepted: `stage` where, `reason` the error). */
   failed?: { stage: string; reason: string } | undefined
+  /** The mode chosen for it, recorded in the same transaction (the first choice recorded for an intent stands). */
+  modeChoice?: Omit<RecordModeChoiceParameters, 'intentId'> | undefined
 }
 
 /** Statements over `intents`; each function runs inside the caller's transaction. */

@@ -6,7 +6,7 @@ import { createConsoleEventStatements } from './console-events.js'
 import { createConsoleQueries } from './console-queries.js'
 import { createDeliveryStatements } from './deliveries.js'
 import { createFirmQuoteStatements } from './firm-quotes.js'
-import { createIntentStatements } from './intents.js'
+import { createIntentStatements, type JournalIntent, type RecordIntentParameters } from './intents.js'
 import { JournalRecordNotFoundError } from './journal-errors.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
 import { createModeChoiceStatements } from './mode-choices.js'
@@ -15,6 +15,7 @@ import { createNotificationStatements } from './notifications.js'
 import { createOperatorActionStatements } from './operator-actions.js'
 import { createOrderEventStatements, type OrderEvent, type RecordFillParameters, type RecordStatusParameters } from './order-events.js'
 import { createOrderStatements } from './orders.js'
+import { createOutstandingSourceQuery } from './outstanding-amounts.js'
 import { createRefundStatements } from './refunds.js'
 import { createRiskUsageQuery } from './risk-usage-query.js'
 import { createSpendTotalStatements } from './spend-totals.js'
@@ -125,7 +126,11 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
   return {
     file,
     schemaVersion: journalMigrations.length,
-    recordIntent: db.transaction(intents.recordIntent),
+    recordIntent: db.transaction(({ modeChoice, ...intent }: RecordIntentParameters): JournalIntent => {
+      const recorded = intents.recordIntent(intent)
+      if (modeChoice !== undefined) modeChoices.insertModeChoice({ intentId: intent.id, ...modeChoice })
+      return recorded
+    }),
     refuseIntent: db.transaction(intents.refuseIntent),
     failIntent: db.transaction(intents.failIntent),
     completeIntent: db.transaction(intents.completeIntent),
@@ -140,6 +145,8 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     getOrder: orders.getOrder,
     listOrders: orders.listOrders,
     openOrders: orders.openOrders,
+    /** What the open orders of a mode can still pull of a source token on a chain (source amount less fills' spend). */
+    outstandingSourceAmount: createOutstandingSourceQuery(db),
     inFlightOrders: orders.inFlightOrders,
     recordStatus: (change: RecordStatusParameters): boolean => recordStatusInTransaction.immediate(change),
     /**

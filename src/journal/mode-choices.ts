@@ -47,15 +47,20 @@ export function createModeChoiceStatements(db: Database, clock: Clock) {
     return row === undefined ? undefined : modeChoiceRowSchema.parse(row)
   }
 
-  /** The first choice for an intent stands: a restart that chooses again keeps the stored one and returns it. */
-  function recordModeChoice(choice: RecordModeChoiceParameters): JournalModeChoice {
+  /** Stores the choice unless the intent has one (the first choice stands). */
+  function insertModeChoice(choice: RecordModeChoiceParameters): void {
     try {
       insert.run(choice.intentId, choice.mode ?? null, choice.reason, choice.explanation, toJsonText(choice.figures), clock.now())
     } catch (error) {
       throw rethrowMissingIntent(error, choice.intentId)
     }
+  }
+
+  /** The first choice for an intent stands: a restart that chooses again keeps the stored one and returns it. */
+  function recordModeChoice(choice: RecordModeChoiceParameters): JournalModeChoice {
+    insertModeChoice(choice)
     return getModeChoice(choice.intentId) as JournalModeChoice
   }
 
-  return { getModeChoice, recordModeChoice }
+  return { getModeChoice, insertModeChoice, recordModeChoice }
 }

@@ -12,10 +12,13 @@ export function createRiskUsageQuery(db: Database, spend: ReturnType<typeof crea
     .prepare<[string], number>('SELECT count(*) FROM orders INDEXED BY orders_open WHERE strategy = ? AND open = 1')
     .pluck()
 
-  /** Spend of every token; open orders of the strategies named (counting is the part that grows with open orders). */
-  return function riskUsage({ strategies = [] }: { strategies?: readonly string[] } = {}): RiskUsage {
+  /**
+   * Spend of every token (per day, or only on the UTC day of `now`: the day the limits check, whatever the journal's
+   * age); open orders of the strategies named (counting is the part that grows with open orders).
+   */
+  return function riskUsage({ strategies = [], now }: { strategies?: readonly string[]; now?: number | undefined } = {}): RiskUsage {
     const tokens: Record<string, TokenUsage> = {}
-    for (const [token, { byDay, total }] of spend.spendTotals()) {
+    for (const [token, { byDay, total }] of spend.spendTotals(now)) {
       tokens[token] = { spentByUtcDay: Object.fromEntries(byDay), spentTotal: total }
     }
     const openOrdersByStrategy: Record<string, number> = {}

@@ -15,6 +15,9 @@ export function createSpendTotalStatements(db: Database) {
     'INSERT INTO spend_totals (token, day, amount) VALUES (?, ?, ?) ON CONFLICT (token, day) DO UPDATE SET amount = excluded.amount',
   )
   const selectAll = db.prepare<[], { token: string; day: string; amount: string }>('SELECT token, day, amount FROM spend_totals')
+  const selectDay = db.prepare<[string, string], { token: string; day: string; amount: string }>(
+    'SELECT token, day, amount FROM spend_totals WHERE day = ? OR day = ?',
+  )
 
   /** Adds (or, negative, takes back) an intent's spend on its day and in the total. */
   function addSpend(token: string, unixMs: number, amount: bigint): void {
@@ -25,10 +28,11 @@ export function createSpendTotalStatements(db: Database) {
     }
   }
 
-  /** Every token's spend per day and in total. */
-  function spendTotals(): Map<string, { byDay: Map<string, bigint>; total: bigint }> {
+  /** Every token's spend per day (only on the UTC day of `unixMs`, when given) and in total. */
+  function spendTotals(unixMs?: number): Map<string, { byDay: Map<string, bigint>; total: bigint }> {
     const totals = new Map<string, { byDay: Map<string, bigint>; total: bigint }>()
-    for (const { token, day, amount } of selectAll.iterate()) {
+    const rows = unixMs === undefined ? selectAll.iterate() : selectDay.iterate(utcDay(unixMs), allDays)
+    for (const { token, day, amount } of rows) {
       const entry = totals.get(token) ?? { byDay: new Map<string, bigint>(), total: 0n }
       if (day === allDays) entry.total = BigInt(amount)
       else entry.byDay.set(day, BigInt(amount))

@@ -155,6 +155,23 @@ describe('riskUsage', () => {
     })
   })
 
+  it('reads only the day asked for, with the totals of every day, when given the time of the check', () => {
+    const { journal, clock } = context
+    const spend = (id: string, amount: bigint) =>
+      journal.recordIntent({ id, strategy: 's', kind: 'swap', intent: {}, spend: { token: '1:0xusdc', amount } })
+    spend('day1', 100n)
+    const dayOne = clock.now()
+    clock.advance(2 * hour)
+    spend('day2', 40n)
+
+    expect(journal.riskUsage({ now: clock.now() }).tokens).toEqual({
+      '1:0xusdc': { spentByUtcDay: { '2023-11-15': 40n }, spentTotal: 140n },
+    })
+    expect(journal.riskUsage({ now: dayOne }).tokens).toEqual({
+      '1:0xusdc': { spentByUtcDay: { '2023-11-14': 100n }, spentTotal: 140n },
+    })
+  })
+
   it('counts open orders per strategy without those in a final status of their mode', () => {
     const { journal } = context
     const order = (id: string, mode: 'delta' | 'market' | 'otc', status: string | undefined, strategy: string) => {

@@ -99,6 +99,14 @@ describe('intents', () => {
     const again = journal.refuseIntent('i2', 'other')
     expect(again).toMatchObject({ status: 'refused', refusalReason: 'over budget' })
   })
+
+  it('records the mode choice given with an intent, and keeps the first choice when the intent is recorded again', () => {
+    const choice = (mode: 'delta' | 'market') => ({ mode, reason: 'preference', explanation: `${mode} wins`, figures: { net: 5n } })
+    journal.recordIntent({ id: 'i3', strategy: 's', kind: 'swap', intent: {}, modeChoice: choice('delta') })
+    journal.recordIntent({ id: 'i3', strategy: 's', kind: 'swap', intent: {}, modeChoice: choice('market') })
+    expect(journal.getModeChoice('i3')).toMatchObject({ intentId: 'i3', mode: 'delta', explanation: 'delta wins', figures: { net: '5' } })
+    expect(countRows('mode_choices')).toBe(1)
+  })
 })
 
 describe('orders', () => {
@@ -170,6 +178,28 @@ describe('orders', () => {
     recordSampleOrder(journal, 'market-sent', { mode: 'market' })
     journal.recordStatus({ orderId: 'market-sent', status: 'sent' })
     expect(journal.openOrders().map((order) => order.id)).toEqual(['delta-open', 'market-sent'])
+  })
+
+  it('counts what the open orders of a mode can still pull of a token: source amounts less their fills', () => {
+    const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+    const fill = (orderId: string, n: number, spentAmount: bigint) =>
+      journal.recordFill({ orderId, chainId: 1, txHash: txHash(n), logIndex: 0, spentAmount, receivedAmount: 1n, source: 'chain' })
+    recordSampleOrder(journal, 'unfilled', { srcAmount: maxUint256 - 10n })
+    recordSampleOrder(journal, 'partly', { srcAmount: 100n })
+    fill('partly', 1, 30n)
+    fill('partly', 2, 20n)
+    recordSampleOrder(journal, 'overfilled', { srcAmount: 100n })
+    fill('overfilled', 3, 150n)
+    recordSampleOrder(journal, 'done', { srcAmount: 1_000n })
+    journal.recordStatus({ orderId: 'done', status: 'COMPLETED' })
+    recordSampleOrder(journal, 'other-token', { srcToken: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2' })
+    recordSampleOrder(journal, 'other-chain', { chainId: 10 })
+    recordSampleOrder(journal, 'market', { mode: 'market' })
+
+    expect(journal.outstandingSourceAmount({ mode: 'delta', chainId: 1, token: usdc })).toBe(maxUint256 - 10n + 50n)
+    expect(journal.outstandingSourceAmount({ mode: 'delta', chainId: 1, token: usdc.toLowerCase() })).toBe(maxUint256 - 10n + 50n)
+    expect(journal.outstandingSourceAmount({ mode: 'market', chainId: 1, token: usdc })).toBe(1_000_000n)
+    expect(journal.outstandingSourceAmount({ mode: 'delta', chainId: 5, token: usdc })).toBe(0n)
   })
 
   it('filters the order list by status, strategy, mode and limit', () => {

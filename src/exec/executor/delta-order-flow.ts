@@ -1,11 +1,11 @@
 import { type Address, type Hex, keccak256, maxUint256 } from 'viem'
-import { type BuildDeltaOrderParameters, buildDeltaOrder } from '../../api/delta/build-delta-order.js'
+import { type BuildDeltaOrderParameters, type BuildDeltaOrderReturnType, buildDeltaOrder } from '../../api/delta/build-delta-order.js'
 import type { DeltaPrice } from '../../api/delta/delta-price-schema.js'
 import type { JsonObject } from '../../api/json.js'
 import type { PermitPreference } from '../../chain/approval-plan.js'
 import { requireChainClients } from '../../chain/chain-clients.js'
 import { signDeltaOrder } from '../../chain/sign-delta-order.js'
-import { resolveSpender } from '../../chain/spender.js'
+import { resolveSpender, type Spender } from '../../chain/spender.js'
 import type { Intent } from '../../domain/intents/intent-schema.js'
 import { orderIdOf } from '../../domain/order-id.js'
 import type { JournalOrder } from '../../journal/orders.js'
@@ -45,38 +45,32 @@ export type StoredDeltaPayload = {
   partiallyFillable: boolean
 }
 
+/** What an order's approval, build and signature rest on: derived (and the balance baselines recorded) before anything is sent. */
+export type DeltaOrderGround = {
+  orderId: string
+  spender: Spender<'delta'>
+  /** Deterministic: a restart that builds the order again builds it with the same nonce. */
+  nonce: bigint
+  /** The most source the order may take as planned; a built order asking more is refused unsigned. */
+  plannedMaxSrc: bigint
+  /** The allowance to hold: the planned amount plus what the account's other open orders of the token can still pull. */
+  required: bigint
+}
+
 /**
  * Approves (or permits), builds, signs, journals the signed order, then submits it once. The order is written before
  * the venue sees it; a restart finds it and resolves it by hash instead of building another.
  */
 export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrderPlan): Promise<JournalOrder> {
   const { journal, account, api } = context
-  const orderId = orderIdOf(plan.intent.id)
-  const stored = journal.getOrder({ id: orderId })
+  const stored = journal.getOrder({ id: orderIdOf(plan.intent.id) })
   if (stored) return stored.submitted ? stored : submitStoredDeltaOrder(context, stored)
 
   const chain = requireChainClients(context.chains, plan.chainId)
-  const spender = resolveSpender({ contracts: context.contracts, chainId: plan.chainId, mode: 'delta' })
-  const nonce = deterministicNonce(account.address, orderId, 128)
-  await recordBalanceBaselines(context, [
-    { chainId: plan.chainId, tokens: plan.destChainId === plan.chainId ? [plan.srcToken, plan.destToken] : [plan.srcToken] },
-    ...(plan.destChainId === plan.chainId ? [] : [{ chainId: plan.destChainId, tokens: [plan.destToken] }]),
-  ])
-  const build = (permit: Hex) =>
-    buildDeltaOrder(api, {
-      ...plan.build,
-      route: plan.price.route,
-      side: plan.side,
-      owner: account.address,
-      beneficiary: plan.beneficiary,
-      deadline: plan.deadline,
-      nonce,
-      permit,
-    })
+  const ground = await prepareDeltaOrder(context, plan)
+  const { spender, required } = ground
   // Approve (or permit) first, for the most the order can take as planned, then build once with the permit: a token
   // that moves only by permit cannot even be built without one.
-  const plannedMaxSrc = plannedMaxSource(plan)
-  const required = plannedMaxSrc + outstandingDeltaAmount(context, plan.chainId, plan.srcToken)
   const { permit, approvals } = await approveForTrade({
     chain,
     account,
@@ -100,7 +94,51 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
       txHash,
     })
   }
-  const built = await build(permit ?? '0x')
+  const built = await buildDeltaOrder(api, {
+    ...plan.build,
+    route: plan.price.route,
+    side: plan.side,
+    owner: account.address,
+    beneficiary: plan.beneficiary,
+    deadline: plan.deadline,
+    nonce: ground.nonce,
+    permit: permit ?? '0x',
+  })
+  const order = await signAndRecordDeltaOrder(context, plan, ground, { built, permit })
+  return submitStoredDeltaOrder(context, order)
+}
+
+/** The order's id, spender, nonce and amounts, with the balance baselines recorded (read from the chain the first time). */
+export async function prepareDeltaOrder(
+  context: Pick<ExecutorContext, 'journal' | 'chains' | 'account' | 'contracts'>,
+  plan: DeltaOrderPlan,
+): Promise<DeltaOrderGround> {
+  const orderId = orderIdOf(plan.intent.id)
+  const spender = resolveSpender({ contracts: context.contracts, chainId: plan.chainId, mode: 'delta' })
+  const nonce = deterministicNonce(context.account.address, orderId, 128)
+  await recordBalanceBaselines(context, [
+    { chainId: plan.chainId, tokens: plan.destChainId === plan.chainId ? [plan.srcToken, plan.destToken] : [plan.srcToken] },
+    ...(plan.destChainId === plan.chainId ? [] : [{ chainId: plan.destChainId, tokens: [plan.destToken] }]),
+  ])
+  const plannedMaxSrc = plannedMaxSource(plan)
+  // What the account's open Delta orders of this token can still pull: an approval for a new order must leave it to them
+  // (an approve sets the allowance, it does not add to it).
+  const required = plannedMaxSrc + context.journal.outstandingSourceAmount({ mode: 'delta', chainId: plan.chainId, token: plan.srcToken })
+  return { orderId, spender, nonce, plannedMaxSrc, required }
+}
+
+/**
+ * Checks the built order against the plan, signs it and journals the signed order (and the permit that travels with
+ * it): everything between the build's answer and the submission.
+ */
+export async function signAndRecordDeltaOrder(
+  context: Pick<ExecutorContext, 'journal' | 'account'>,
+  plan: DeltaOrderPlan,
+  ground: DeltaOrderGround,
+  { built, permit }: { built: BuildDeltaOrderReturnType; permit: Hex | undefined },
+): Promise<JournalOrder> {
+  const { journal, account } = context
+  const { orderId, spender, plannedMaxSrc } = ground
   const amounts = orderAmounts(built.toSign.value)
   if (amounts.maxSrc > plannedMaxSrc) {
     throw new ExecutorStateError('The built Delta order can take more source than was planned and approved', {
@@ -126,7 +164,7 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
     chainId: plan.chainId,
     destChainId: plan.destChainId,
     orderHash: signed.orderHash,
-    nonce,
+    nonce: ground.nonce,
     deadline: plan.deadline,
     srcToken: plan.srcToken,
     destToken: plan.destToken,
@@ -148,21 +186,7 @@ export async function executeDeltaOrder(context: ExecutorContext, plan: DeltaOrd
       orderId,
     })
   }
-  return submitStoredDeltaOrder(context, order)
-}
-
-/**
- * What the account's open Delta orders of this token on this chain can still pull: an approval for a new order must
- * leave it to them (an approve sets the allowance, it does not add to it).
- */
-function outstandingDeltaAmount(context: ExecutorContext, chainId: number, token: Address): bigint {
-  let outstanding = 0n
-  for (const order of context.journal.openOrders()) {
-    if (order.mode !== 'delta' || order.chainId !== chainId || order.srcToken !== token.toLowerCase()) continue
-    const spent = context.journal.fillsOf(order.id).reduce((sum, fill) => sum + fill.spentAmount, 0n)
-    if (order.srcAmount > spent) outstanding += order.srcAmount - spent
-  }
-  return outstanding
+  return order
 }
 
 /** The most source the order will take, from the plan as the build computes it (a BUY adds its slippage, rounded up). */

@@ -2,11 +2,12 @@ import type { Intent } from '../../domain/intents/intent-schema.js'
 import { parseIntent } from '../../domain/intents/parse-intent.js'
 import { orderIdOf } from '../../domain/order-id.js'
 import { isFinalStatus } from '../../domain/order-status.js'
-import type { JournalIntent } from '../../journal/intents.js'
+import type { JournalIntent, RecordIntentParameters } from '../../journal/intents.js'
 import type { JournalModeChoice } from '../../journal/mode-choices.js'
 import type { JournalOrder } from '../../journal/orders.js'
 import { checkRiskLimits, type RiskCheckResult } from '../risk/check-risk-limits.js'
-import { intentSpend, type RiskQuote } from '../risk/intent-spend.js'
+import type { RiskQuote } from '../risk/intent-spend.js'
+import { acceptedIntentRecord } from './accepted-intent.js'
 import { failureReasonOf, reasonOf } from './execution-errors.js'
 import type { ExecutorContext } from './executor-context.js'
 import { liveOrderPlacement, type OrderPlacement } from './order-placement.js'
@@ -64,11 +65,12 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
   }
 
   function riskCheck(intent: Intent, quote: RiskQuote | undefined): RiskCheckResult {
+    const now = clock.now()
     return checkRiskLimits({
       intent,
       limits: context.limits,
-      usage: journal.riskUsage({ strategies: [intent.strategy] }),
-      now: clock.now(),
+      usage: journal.riskUsage({ strategies: [intent.strategy], now }),
+      now,
       killSwitch: context.killSwitch,
       quote,
     })
@@ -102,25 +104,24 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
       case 'swap': {
         const priced = await priceSwap(context, intent)
         const { choice } = priced
-        const recordChoice = () =>
-          journal.recordModeChoice({
-            intentId: intent.id,
-            mode: choice.mode,
-            reason: choice.reason,
-            explanation: choice.explanation,
-            figures: { ...choice, serviceChoice: priced.serviceChoice },
-          })
+        const modeChoice = {
+          mode: choice.mode,
+          reason: choice.reason,
+          explanation: choice.explanation,
+          figures: { ...choice, serviceChoice: priced.serviceChoice },
+        }
+        const recordChoice = () => journal.recordModeChoice({ intentId: intent.id, ...modeChoice })
         if (choice.mode === undefined && !journal.getModeChoice(intent.id)) {
           // No mode can take it: that is the refusal, whatever the limits would say of a trade that cannot happen.
           const refused = refuse(intent, 'mode', `no mode can take the trade: ${choice.explanation}`)
           recordChoice()
           return { ...refused, modeChoice: journal.getModeChoice(intent.id) }
         }
-        const accepted = accept(intent, priced.riskQuote)
-        if (accepted) return accepted
-        recordChoice()
-        // A restart keeps the first choice: the journal's mode wins over a new comparison.
-        const mode = journal.getModeChoice(intent.id)?.mode ?? undefined
+        // An intent accepted now is journaled with this choice. On a restart the first choice stands: the journal's mode
+        // (the one recording it again answers) wins over a new comparison.
+        const acceptance = accept(intent, priced.riskQuote, modeChoice)
+        if (acceptance.refused) return acceptance.refused
+        const mode = acceptance.recordedNow ? choice.mode : (recordChoice().mode ?? undefined)
         if (mode === 'delta' && priced.delta) {
           await placement.placeDelta(context, {
             intent,
@@ -144,36 +145,36 @@ export function createExecutor(context: ExecutorContext, placement: OrderPlaceme
         return outcome(intent.id)
       }
       case 'otc': {
-        const accepted = accept(intent, undefined)
-        if (accepted) return accepted
+        const { refused } = accept(intent, undefined)
+        if (refused) return refused
         await placement.placeOtc(context, intent)
         return outcome(intent.id)
       }
       default: {
         const priced = await planDeltaIntent(context, intent)
         if (priced.priceGuard !== undefined) return refuse(intent, 'priceGuard', priced.priceGuard)
-        const accepted = accept(intent, priced.riskQuote)
-        if (accepted) return accepted
+        const { refused } = accept(intent, priced.riskQuote)
+        if (refused) return refused
         await placement.placeDelta(context, priced.plan)
         return outcome(intent.id)
       }
     }
   }
 
-  /** The full risk check with the quote; journals the intent accepted (with its spend) or refused. Returns a refusal. */
-  function accept(intent: Exclude<Intent, { kind: 'cancel' }>, quote: RiskQuote | undefined): ExecutionOutcome | undefined {
-    if (journal.getIntent(intent.id)) return undefined
+  /**
+   * The full risk check with the quote; journals the intent accepted (with its spend, and its mode choice in the same
+   * transaction when given) or refused. An intent journaled before (a restart) is left as it is.
+   */
+  function accept(
+    intent: Exclude<Intent, { kind: 'cancel' }>,
+    quote: RiskQuote | undefined,
+    modeChoice?: RecordIntentParameters['modeChoice'],
+  ): { refused: ExecutionOutcome } | { refused?: undefined; recordedNow: boolean } {
+    if (journal.getIntent(intent.id)) return { recordedNow: false }
     const check = riskCheck(intent, quote)
-    if (!check.allowed) return refuse(intent, check.limit, check.reason)
-    const spend = intentSpend(intent, quote)
-    journal.recordIntent({
-      id: intent.id,
-      strategy: intent.strategy,
-      kind: intent.kind,
-      intent,
-      spend: spend && 'amount' in spend ? { token: spend.token, amount: spend.amount } : undefined,
-    })
-    return undefined
+    if (!check.allowed) return { refused: refuse(intent, check.limit, check.reason) }
+    journal.recordIntent(acceptedIntentRecord(intent, quote, modeChoice))
+    return { recordedNow: true }
   }
 
   /** The intent already has an order: finish what a crash interrupted (the order is never built again). */

@@ -1,4 +1,5 @@
-import { type Address, hexToBigInt, keccak256, stringToHex } from 'viem'
+import { type Address, hexToBigInt, stringToBytes } from 'viem'
+import { keccak256Hex } from '../../protocol/keccak.js'
 
 /**
  * A nonce derived from the account and the local order id, so that a restart that has to build the order again
@@ -6,6 +7,6 @@ import { type Address, hexToBigInt, keccak256, stringToHex } from 'viem'
  * `bits` is 128 for Delta orders, 96 for RFQ orders (the upper bits of nonceAndMeta).
  */
 export function deterministicNonce(account: Address, orderId: string, bits: 96 | 128): bigint {
-  const digest = hexToBigInt(keccak256(stringToHex(`deltaflow:${account.toLowerCase()}:${orderId}`)))
+  const digest = hexToBigInt(keccak256Hex(stringToBytes(`deltaflow:${account.toLowerCase()}:${orderId}`)))
   return digest >> BigInt(256 - bits)
 }

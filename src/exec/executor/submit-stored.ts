@@ -26,7 +26,7 @@ const storedDeltaPayloadSchema = z.object({
  * startup recovery and is rethrown.
  */
 export async function submitStoredDeltaOrder(context: ExecutorContext, order: JournalOrder): Promise<JournalOrder> {
-  const payload = storedDeltaPayloadSchema.parse(order.signedPayload)
+  const payload = storedDeltaPayloadOf(order)
   try {
     const venueOrder = await submitDeltaOrder(context.api, payload)
     return acceptVenueDeltaOrder(context.journal, order, venueOrder)
@@ -43,6 +43,11 @@ export async function submitStoredDeltaOrder(context: ExecutorContext, order: Jo
     })
     return context.journal.getOrder({ id: order.id }) as JournalOrder
   }
+}
+
+/** The submission body of a journaled Delta order, read back exactly as it was signed. */
+export function storedDeltaPayloadOf(order: JournalOrder): z.output<typeof storedDeltaPayloadSchema> {
+  return storedDeltaPayloadSchema.parse(order.signedPayload)
 }
 
 /**
