@@ -19,7 +19,9 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * Trials per second of the optimiser's executors on the same trials, in one run: in this process one after another
  * (the sequential executor), then on the worker pool with 1 and with 2 worker threads. A trial is the ladder example
  * (config/ladder.yaml) over the whole recorded ETH set (test/fixtures/quotes/ethusdt-strategies.jsonl.gz: 2 days,
- * 41,472 quotes, packed to a temp .sqlite), one candidate each: 8 lower prices × 2 level counts × 2 spacings.
+ * 41,472 quotes, packed to a temp .sqlite), one candidate each: 32 lower prices × 2 level counts × 2 spacings (a
+ * trial takes about 50 ms: a pass of fewer trials is over in a second, and its tail, one worker finishing the last
+ * trial alone, weighs on the figures).
  * Each executor first makes one pass over the trials in which each thread loads the modules and opens the quote set
  * (reported with its start-up included), then `runs` timed passes, the executors taking turns.
  * The pool's overhead per trial is its 1-worker time per trial minus the sequential one's (the structured clone of
@@ -109,8 +111,8 @@ function ladderSpecs(quotes: string, from: number, to: number): TrialSpec[] {
   const specs: TrialSpec[] = []
   for (const spacing of ['linear', 'geometric']) {
     for (const levels of [3, 5]) {
-      for (let step = 0; step < 8; step++) {
-        const lower = 1850 + step * 25
+      for (let step = 0; step < 32; step++) {
+        const lower = 1850 + step * 6
         specs.push({
           id: String(specs.length).padStart(5, '0'),
           configFile: ladderConfig,
