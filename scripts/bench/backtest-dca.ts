@@ -1,13 +1,12 @@
-import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
 import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { parseConfigDocument } from '../../src/config/load-config.js'
+import { forkBenchChild } from './bench-child.js'
 import { copyMonths, usdc, wbtc, writeMonth } from './btc-quote-set.js'
-import { type BenchResult, summarize } from './summary.js'
+import { type BenchResult, median, summarize } from './summary.js'
 
 /**
  * The DCA strategy spends 7,440 USDC on WBTC as 62 TWAP orders of 12 slices over the whole set, with a Market price
@@ -71,17 +70,7 @@ export async function benchBacktestDca({
 }
 
 function inChild<T>(args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [childMarker, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    let report: T | undefined
-    child.on('message', (message) => {
-      report = message as T
-    })
-    child.on('error', reject)
-    child.on('exit', (code) =>
-      report !== undefined && code === 0 ? resolve(report) : reject(new Error(`bench child ${args[0]} exited with ${code}`)),
-    )
-  })
+  return forkBenchChild<T>(import.meta.url, childMarker, args)
 }
 
 const childMarker = '--backtest-dca-child'
@@ -158,11 +147,6 @@ async function runDca(file: string, count: number, runs: number, spanMs: number)
     fills: last.realistic.fills,
     ideal: { rates: rates.ideal, orders: last.ideal.orders, fills: last.ideal.fills },
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
 if (process.argv[2] === childMarker) {

@@ -1,4 +1,3 @@
-import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -7,8 +6,9 @@ import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
 import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { parseConfigDocument } from '../../src/config/load-config.js'
 import type { QuoteRequest } from '../../src/feed/quote.js'
+import { forkBenchChild } from './bench-child.js'
 import { copyMonths, usdc, wbtc, writeMonth } from './btc-quote-set.js'
-import { type BenchResult, summarize } from './summary.js'
+import { type BenchResult, median, summarize } from './summary.js'
 
 /**
  * Every replayed quote reaches a strategy: the built-in DCA and ladder, each subscribed to all 8 recorded requests of
@@ -69,17 +69,7 @@ export async function benchBacktestEveryQuote({
 type RunReport = { rates: number[]; quotes: number; deliveries: number; maxRssBytes: number; orders: string; fills: number }
 
 function inChild<T>(args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [childMarker, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    let report: T | undefined
-    child.on('message', (message) => {
-      report = message as T
-    })
-    child.on('error', reject)
-    child.on('exit', (code) =>
-      report !== undefined && code === 0 ? resolve(report) : reject(new Error(`bench child ${args[0]} exited with ${code}`)),
-    )
-  })
+  return forkBenchChild<T>(import.meta.url, childMarker, args)
 }
 
 const childMarker = '--backtest-every-quote-child'
@@ -187,11 +177,6 @@ async function run(file: string, count: number, runs: number, spanMs: number, di
     }
   }
   return { rates, maxRssBytes: process.resourceUsage().maxRSS * 1024, ...last }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
 if (process.argv[2] === childMarker) {

@@ -1,15 +1,14 @@
-import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Address } from 'viem'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
 import { createQuoteStore } from '../../src/backtest/quote-store.js'
 import { synthesizeAnswer } from '../../src/backtest/synthesize-answer.js'
 import { type QuoteRequest, quoteRequestKey } from '../../src/feed/quote.js'
 import { deltaPriceJson, type RecordedQuoteJson } from '../../src/feed/recorded-quote.js'
-import { type BenchResult, summarize } from './summary.js'
+import { forkBenchChild } from './bench-child.js'
+import { type BenchResult, median, summarize } from './summary.js'
 
 export type BenchBacktestReplayParameters = {
   /** Store sizes, in quotes; memory must not grow with them. */
@@ -60,17 +59,7 @@ export async function benchBacktestReplay({
 }
 
 function inChild<T>(args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [childMarker, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    let report: T | undefined
-    child.on('message', (message) => {
-      report = message as T
-    })
-    child.on('error', reject)
-    child.on('exit', (code) =>
-      report !== undefined && code === 0 ? resolve(report) : reject(new Error(`bench child ${args[0]} exited with ${code}`)),
-    )
-  })
+  return forkBenchChild<T>(import.meta.url, childMarker, args)
 }
 
 const childMarker = '--backtest-replay-child'
@@ -216,11 +205,6 @@ async function writeStore(file: string, count: number): Promise<WriteReport> {
   }
   const { quotes, blocks } = await store.close()
   return { seconds: (performance.now() - started) / 1000, maxRssBytes: process.resourceUsage().maxRSS * 1024, quotes, blocks }
-}
-
-function median(samples: readonly number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
 function mb(bytes: number): string {

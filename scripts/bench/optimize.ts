@@ -10,7 +10,7 @@ import { packRecordedQuotes } from '../../src/backtest/quote-store.js'
 import { canonicalJson } from '../../src/domain/intents/intent-id.js'
 import { type DeltaflowWorker, startDeltaflowWorker } from '../../test/helpers/deltaflow-worker.js'
 import { type RedisServer, startRedisServer } from '../../test/helpers/redis-server.js'
-import { type BenchResult, summarize } from './summary.js'
+import { type BenchResult, median, summarize } from './summary.js'
 
 const quoteSet = fileURLToPath(new URL('../../test/fixtures/quotes/ethusdt-strategies.jsonl.gz', import.meta.url))
 const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.meta.url))
@@ -136,9 +136,4 @@ function ladderSpecs(quotes: string, from: number, to: number): TrialSpec[] {
 /** Keys sorted: a queue's results come back through a schema, their keys in its order. */
 function resultsJson(results: readonly TrialResult[]): string {
   return canonicalJson([...results].sort((left, right) => left.id.localeCompare(right.id)))
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }

@@ -22,3 +22,9 @@ export function formatBench(result: BenchResult): string {
     .join(', ')
   return `${result.name}: median ${figure(result.median)} ${result.unit}, p99 ${figure(result.p99)}, min ${figure(result.min)}, max ${figure(result.max)} (${result.runs} runs${notes ? `; ${notes}` : ''})`
 }
+
+/** The middle sample (the upper middle of an even count), NaN for none. */
+export function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}

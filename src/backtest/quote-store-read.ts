@@ -477,24 +477,13 @@ class StoreBlock implements QuoteBlock {
  * synthesized, then kept by the block) when asked, frozen.
  */
 class StoredQuote extends ReadOnlyQuote implements Quote {
-  readonly request: Quote['request']
-  readonly key: string
-  readonly srcAmount: bigint
-  readonly destAmount: bigint
-  readonly requestedAt: number
-  readonly receivedAt: number
   readonly #block: StoreBlock
   readonly #index: number
 
   constructor(block: StoreBlock, index: number) {
-    super()
+    // The store's requests are frozen when read.
     const { request, key } = block.request(index)
-    this.request = request
-    this.key = key
-    this.srcAmount = block.srcAmount(index)
-    this.destAmount = block.destAmount(index)
-    this.requestedAt = block.requestedAt(index)
-    this.receivedAt = block.time(index)
+    super(request, key, block.srcAmount(index), block.destAmount(index), block.requestedAt(index), block.time(index))
     this.#block = block
     this.#index = index
     Object.freeze(this)

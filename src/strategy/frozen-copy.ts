@@ -41,12 +41,30 @@ export function freezeCopy<T>(value: T): DeepReadonly<T> {
  * quote parses or synthesizes it only then). freezeCopy hands such a quote over without copying it.
  */
 export abstract class ReadOnlyQuote {
-  abstract readonly request: Quote['request']
-  abstract readonly key: string
-  abstract readonly srcAmount: bigint
-  abstract readonly destAmount: bigint
-  abstract readonly requestedAt: number
-  abstract readonly receivedAt: number
+  readonly request: Quote['request']
+  readonly key: string
+  readonly srcAmount: bigint
+  readonly destAmount: bigint
+  readonly requestedAt: number
+  readonly receivedAt: number
+
+  /** `request` must be frozen (a request is flat: frozen, it is read-only all the way down). */
+  constructor(
+    request: Quote['request'],
+    key: string,
+    srcAmount: bigint,
+    destAmount: bigint,
+    requestedAt: number,
+    receivedAt: number,
+  ) {
+    this.request = request
+    this.key = key
+    this.srcAmount = srcAmount
+    this.destAmount = destAmount
+    this.requestedAt = requestedAt
+    this.receivedAt = receivedAt
+  }
+
   abstract get answer(): Quote['answer']
 }
 
@@ -56,24 +74,11 @@ export abstract class ReadOnlyQuote {
  * quote before then. Strategies share the view.
  */
 class FrozenQuoteView extends ReadOnlyQuote {
-  readonly request: Quote['request']
-  readonly key: string
-  readonly srcAmount: bigint
-  readonly destAmount: bigint
-  readonly requestedAt: number
-  readonly receivedAt: number
   readonly #quote: Quote
   #answer: Quote['answer'] | undefined
 
   constructor(quote: Quote) {
-    super()
-    // A request is flat (numbers, strings, a bigint): frozen, it is read-only all the way down.
-    this.request = Object.freeze(quote.request)
-    this.key = quote.key
-    this.srcAmount = quote.srcAmount
-    this.destAmount = quote.destAmount
-    this.requestedAt = quote.requestedAt
-    this.receivedAt = quote.receivedAt
+    super(Object.freeze(quote.request), quote.key, quote.srcAmount, quote.destAmount, quote.requestedAt, quote.receivedAt)
     this.#quote = quote
     Object.freeze(this)
   }
