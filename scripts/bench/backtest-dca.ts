@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
 import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { parseConfigDocument } from '../../src/config/load-config.js'
 import { forkBenchChild } from './bench-child.js'
-import { copyMonths, usdc, wbtc, writeMonth } from './btc-quote-set.js'
+import { copyMonths, dcaBudget, dcaStrategyYaml, overSizesOfTheSet, usdc, writeMonth } from './btc-quote-set.js'
 import { type BenchResult, median, summarize } from './summary.js'
 
 /**
@@ -30,43 +28,33 @@ export async function benchBacktestDca({
   copies?: readonly number[]
   runs?: number
 } = {}): Promise<BenchResult> {
-  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-dca-'))
-  try {
-    const notes: Record<string, string> = {
-      target: '>= 1000000 quotes/s; RSS of the 10x set <= 1.1 x the 1x set; realistic >= 0.9 x ideal',
-      quotes: 'BTC/USDC 1-21 March 2023 (1m candles), 8 requests; DCA hears 1 in 8',
-    }
-    let samples: number[] = []
-    let firstRss: number | undefined
-    const base = join(directory, 'month.sqlite')
-    const written = await inChild<{ seconds: number; quotes: number; spanMs: number }>(['write', base, '1'])
-    notes['generate 1x'] =
-      `${written.quotes} quotes over ${(written.spanMs / 86_400_000).toFixed(2)} days in ${written.seconds.toFixed(1)} s`
-    for (const count of copies) {
-      const file = count === 1 ? base : join(directory, `months-${count}.sqlite`)
-      if (count !== 1) await inChild(['copy', base, file, String(count), String(written.spanMs)])
-      const report = await inChild<{
+  const notes: Record<string, string> = {
+    target: '>= 1000000 quotes/s; RSS of the 10x set <= 1.1 x the 1x set; realistic >= 0.9 x ideal',
+    quotes: 'BTC/USDC 1-21 March 2023 (1m candles), 8 requests; DCA hears 1 in 8',
+  }
+  const samples = await overSizesOfTheSet({
+    name: 'dca',
+    copies,
+    notes,
+    inChild,
+    run: (file, count, spanMs) =>
+      inChild<{
         rates: number[]
         quotes: number
         maxRssBytes: number
         orders: string
         fills: number
         ideal: { rates: number[]; orders: string; fills: number }
-      }>(['run', file, String(count), String(runs), String(written.spanMs)])
-      const label = `${count}x`
-      notes[`${label}`] =
+      }>(['run', file, String(count), String(runs), String(spanMs)]),
+    describe: (label, report) => {
+      notes[label] =
         `${report.quotes} quotes, median ${Math.round(median(report.rates))} quotes/s, RSS max ${(report.maxRssBytes / 2 ** 20).toFixed(0)} MB, orders ${report.orders}, ${report.fills} fills`
       notes[`${label} ideal`] =
         `median ${Math.round(median(report.ideal.rates))} quotes/s, orders ${report.ideal.orders}, ${report.ideal.fills} fills`
       notes[`${label} realistic/ideal`] = `${(median(report.rates) / median(report.ideal.rates)).toFixed(3)} (goal >= 0.9)`
-      firstRss ??= report.maxRssBytes
-      if (count !== copies[0]) notes[`${label} RSS vs ${copies[0]}x`] = `${((report.maxRssBytes / firstRss - 1) * 100).toFixed(1)} %`
-      if (count === 1) samples = report.rates
-    }
-    return summarize('backtest: recorded quotes replayed through DCA with the realistic fill model (21 days)', 'quotes/s', samples, notes)
-  } finally {
-    rmSync(directory, { recursive: true, force: true })
-  }
+    },
+  })
+  return summarize('backtest: recorded quotes replayed through DCA with the realistic fill model (21 days)', 'quotes/s', samples, notes)
 }
 
 function inChild<T>(args: string[]): Promise<T> {
@@ -76,7 +64,7 @@ function inChild<T>(args: string[]): Promise<T> {
 const childMarker = '--backtest-dca-child'
 
 function dcaConfig(count: number, model: 'ideal' | 'realistic', spanMs: number): string {
-  const budget = 7_440_000_000n
+  const budget = dcaBudget
   return `
 risk:
   tokens:
@@ -89,24 +77,7 @@ backtest:
   fill:
     model: ${model}
 strategies:
-  - name: dca-wbtc
-    use: dca
-    config:
-      chainId: 1
-      srcToken: "${usdc.address}"
-      destToken: "${wbtc.address}"
-      budget: "${budget}"
-      periodSeconds: ${(spanMs / 1000) * count}
-      orders: 62
-      slicesPerOrder: 12
-      maxSlippageBps: 50
-      maxPriceImpactPercent: 2
-      guard:
-        source: market
-        maxPrice: { srcAmount: "40000000000", destAmount: "100000000" }
-        action: pause
-        maxQuoteAgeSeconds: 120
-      checkIntervalSeconds: 30
+${dcaStrategyYaml('dca', count, spanMs)}
 `
 }
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
@@ -7,7 +6,7 @@ import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { parseConfigDocument } from '../../src/config/load-config.js'
 import type { QuoteRequest } from '../../src/feed/quote.js'
 import { forkBenchChild } from './bench-child.js'
-import { copyMonths, usdc, wbtc, writeMonth } from './btc-quote-set.js'
+import { copyMonths, dcaBudget, dcaStrategyYaml, overSizesOfTheSet, usdc, wbtc, writeMonth } from './btc-quote-set.js'
 import { type BenchResult, median, summarize } from './summary.js'
 
 /**
@@ -29,41 +28,25 @@ export async function benchBacktestEveryQuote({
   copies?: readonly number[]
   runs?: number
 } = {}): Promise<BenchResult> {
-  const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-every-quote-'))
-  try {
-    const notes: Record<string, string> = {
-      target: '>= 2000000 quotes/s with every quote delivered; RSS of the 10x set <= 1.1 x the 1x set',
-      quotes: 'BTC/USDC 1-21 March 2023 (1m candles), 8 requests; the DCA and the ladder each hear all 8',
-    }
-    let samples: number[] = []
-    let firstRss: number | undefined
-    const base = join(directory, 'month.sqlite')
-    const written = await inChild<{ seconds: number; quotes: number; spanMs: number }>(['write', base])
-    notes['generate 1x'] =
-      `${written.quotes} quotes over ${(written.spanMs / 86_400_000).toFixed(2)} days in ${written.seconds.toFixed(1)} s`
-    for (const count of copies) {
-      const file = count === 1 ? base : join(directory, `months-${count}.sqlite`)
-      if (count !== 1) await inChild(['copy', base, file, String(count), String(written.spanMs)])
-      const report = await inChild<RunReport>(['run', file, String(count), String(runs), String(written.spanMs), directory])
-      const label = `${count}x`
+  const notes: Record<string, string> = {
+    target: '>= 2000000 quotes/s with every quote delivered; RSS of the 10x set <= 1.1 x the 1x set',
+    quotes: 'BTC/USDC 1-21 March 2023 (1m candles), 8 requests; the DCA and the ladder each hear all 8',
+  }
+  const samples = await overSizesOfTheSet({
+    name: 'every-quote',
+    copies,
+    notes,
+    inChild,
+    run: (file, count, spanMs, directory) => inChild<RunReport>(['run', file, String(count), String(runs), String(spanMs), directory]),
+    describe: (label, report) => {
       const rate = median(report.rates)
       notes[label] =
         `${report.quotes} quotes, median ${Math.round(rate)} quotes/s (runs ${report.rates.map((value) => Math.round(value)).join(', ')}), ` +
         `deliveries ${report.deliveries} (${report.deliveries === 2 * report.quotes ? 'every quote to both strategies' : `expected ${2 * report.quotes}`}), ` +
         `RSS max ${(report.maxRssBytes / 2 ** 20).toFixed(0)} MB, orders ${report.orders}, ${report.fills} fills, goal ${rate >= 2_000_000 ? 'met' : 'not met'}`
-      firstRss ??= report.maxRssBytes
-      if (count !== copies[0]) notes[`${label} RSS vs ${copies[0]}x`] = `${((report.maxRssBytes / firstRss - 1) * 100).toFixed(1)} %`
-      if (count === 1) samples = report.rates
-    }
-    return summarize(
-      'backtest: every recorded quote delivered to a DCA and a ladder, realistic fills (21 days)',
-      'quotes/s',
-      samples,
-      notes,
-    )
-  } finally {
-    rmSync(directory, { recursive: true, force: true })
-  }
+    },
+  })
+  return summarize('backtest: every recorded quote delivered to a DCA and a ladder, realistic fills (21 days)', 'quotes/s', samples, notes)
 }
 
 type RunReport = { rates: number[]; quotes: number; deliveries: number; maxRssBytes: number; orders: string; fills: number }
@@ -88,7 +71,7 @@ function writeEveryQuotePlugin(directory: string, name: string, requests: readon
 }
 
 function config(count: number, spanMs: number, plugins: { dca: string; ladder: string }): string {
-  const budget = 7_440_000_000n
+  const budget = dcaBudget
   // The ladder sells 0.5 WBTC over its levels, once each.
   const ladderBase = 50_000_000n
   return `
@@ -105,24 +88,7 @@ backtest:
   fill:
     model: realistic
 strategies:
-  - name: dca-wbtc
-    use: ${plugins.dca}
-    config:
-      chainId: 1
-      srcToken: "${usdc.address}"
-      destToken: "${wbtc.address}"
-      budget: "${budget}"
-      periodSeconds: ${(spanMs / 1000) * count}
-      orders: 62
-      slicesPerOrder: 12
-      maxSlippageBps: 50
-      maxPriceImpactPercent: 2
-      guard:
-        source: market
-        maxPrice: { srcAmount: "40000000000", destAmount: "100000000" }
-        action: pause
-        maxQuoteAgeSeconds: 120
-      checkIntervalSeconds: 30
+${dcaStrategyYaml(plugins.dca, count, spanMs)}
   - name: wbtc-ladder
     use: ${plugins.ladder}
     config:

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Address } from 'viem'
 import { defaultCandleQuoteModel } from '../../src/backtest/candle-quote-model.js'
 import { openQuoteReplay } from '../../src/backtest/quote-blocks.js'
@@ -89,3 +92,75 @@ export async function copyMonths(from: string, to: string, count: number, spanMs
   }
   await store.close()
 }
+
+/** What a benchmark's run on one size of the set reports: a rate per run and the peak RSS of its process. */
+export type SizeReport = { rates: number[]; maxRssBytes: number }
+
+/**
+ * The skeleton of the backtest benchmarks: in a temp directory, writes the set (in a child), then for each size in
+ * `copies` its copy (in a child) and `run` on it; `describe` adds each size's figures to `notes`, and the peak RSS of
+ * each size is noted against the first. Returns the rates of the 1× set (the headline samples).
+ */
+export async function overSizesOfTheSet<R extends SizeReport>({
+  name,
+  copies,
+  notes,
+  inChild,
+  run,
+  describe,
+}: {
+  name: string
+  copies: readonly number[]
+  notes: Record<string, string>
+  inChild: <T>(args: string[]) => Promise<T>
+  run: (file: string, count: number, spanMs: number, directory: string) => Promise<R>
+  describe: (label: string, report: R) => void
+}): Promise<number[]> {
+  const directory = mkdtempSync(join(tmpdir(), `deltaflow-bench-${name}-`))
+  try {
+    let samples: number[] = []
+    let firstRss: number | undefined
+    const base = join(directory, 'month.sqlite')
+    const written = await inChild<{ seconds: number; quotes: number; spanMs: number }>(['write', base])
+    notes['generate 1x'] =
+      `${written.quotes} quotes over ${(written.spanMs / 86_400_000).toFixed(2)} days in ${written.seconds.toFixed(1)} s`
+    for (const count of copies) {
+      const file = count === 1 ? base : join(directory, `months-${count}.sqlite`)
+      if (count !== 1) await inChild(['copy', base, file, String(count), String(written.spanMs)])
+      const report = await run(file, count, written.spanMs, directory)
+      const label = `${count}x`
+      describe(label, report)
+      firstRss ??= report.maxRssBytes
+      if (count !== copies[0]) notes[`${label} RSS vs ${copies[0]}x`] = `${((report.maxRssBytes / firstRss - 1) * 100).toFixed(1)} %`
+      if (count === 1) samples = report.rates
+    }
+    return samples
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+/** The DCA both backtest benchmarks run (a strategies entry, `use` the strategy): 7,440 USDC on WBTC as 62 TWAP orders of 12 slices over `count` copies of the set, with a Market price guard. */
+export function dcaStrategyYaml(use: string, count: number, spanMs: number): string {
+  return `  - name: dca-wbtc
+    use: ${use}
+    config:
+      chainId: 1
+      srcToken: "${usdc.address}"
+      destToken: "${wbtc.address}"
+      budget: "${dcaBudget}"
+      periodSeconds: ${(spanMs / 1000) * count}
+      orders: 62
+      slicesPerOrder: 12
+      maxSlippageBps: 50
+      maxPriceImpactPercent: 2
+      guard:
+        source: market
+        maxPrice: { srcAmount: "40000000000", destAmount: "100000000" }
+        action: pause
+        maxQuoteAgeSeconds: 120
+      checkIntervalSeconds: 30`
+}
+
+/** What the benchmarks' DCA spends, in raw USDC. */
+export const dcaBudget = 7_440_000_000n
