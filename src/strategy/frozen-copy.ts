@@ -49,14 +49,7 @@ export abstract class ReadOnlyQuote {
   readonly receivedAt: number
 
   /** `request` must be frozen (a request is flat: frozen, it is read-only all the way down). */
-  constructor(
-    request: Quote['request'],
-    key: string,
-    srcAmount: bigint,
-    destAmount: bigint,
-    requestedAt: number,
-    receivedAt: number,
-  ) {
+  constructor(request: Quote['request'], key: string, srcAmount: bigint, destAmount: bigint, requestedAt: number, receivedAt: number) {
     this.request = request
     this.key = key
     this.srcAmount = srcAmount
