@@ -96,16 +96,20 @@ function fillKey(txHash: string, orderId: string): string {
 }
 
 /**
- * Rows of `table` on the chain that starts at the order's `head` column and follows `previous_id` (always a smaller
- * id, which also bounds the walk).
+ * `columns` (default: all) of the rows of `table` on the chain that starts at the order's `head` column and follows
+ * `previous_id` (always a smaller id, which also bounds the walk), in `orderBy` order when given.
  */
-function chainSql(table: string, head: string, orderBy: string): string {
+export function chainSql(
+  table: string,
+  head: string,
+  { columns = `${table}.*`, orderBy }: { columns?: string; orderBy?: string } = {},
+): string {
   return `WITH RECURSIVE chain (id) AS (
       SELECT ${head} FROM orders WHERE id = ?
       UNION ALL
       SELECT previous_id FROM ${table} JOIN chain USING (id) WHERE previous_id < id
     )
-    SELECT ${table}.* FROM chain JOIN ${table} USING (id) ORDER BY ${orderBy}`
+    SELECT ${columns} FROM chain JOIN ${table} USING (id)${orderBy === undefined ? '' : ` ORDER BY ${orderBy}`}`
 }
 
 /** Statements over `order_status_history` and `fills`; each function runs inside the caller's transaction. */
@@ -126,7 +130,7 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
   const insertHistory = db.prepare<[string, number, string, string | null, number, number | null]>(
     'INSERT INTO order_status_history (order_id, seq, status, reason, at, previous_id) VALUES (?, ?, ?, ?, ?, ?)',
   )
-  const selectHistory = db.prepare(chainSql('order_status_history', 'history_head', 'seq'))
+  const selectHistory = db.prepare(chainSql('order_status_history', 'history_head', { orderBy: 'seq' }))
   const selectVenueFillsOfTxs = db.prepare<[string], { tx_hash: string; order_id: string }>(
     // The partial index holds only the venue rows: a few pages, where the unique index would cost a descent per hash.
     `SELECT tx_hash, order_id FROM json_each(?) AS hashes JOIN fills INDEXED BY fills_by_tx_without_log
@@ -154,7 +158,7 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
   const setDestination = db.prepare(
     `UPDATE fills SET destination_chain_id = ?, destination_tx_hash = ? WHERE id = ? AND destination_tx_hash IS NULL`,
   )
-  const selectFills = db.prepare(chainSql('fills', 'fills_head', 'id'))
+  const selectFills = db.prepare(chainSql('fills', 'fills_head', { orderBy: 'id' }))
 
   /**
    * Applies status changes and fills in order, all stamped with one time. Every order the batch names is read once,

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import type { OrderMode } from '../domain/order-status.js'
+import { chainSql } from './order-events.js'
 import { amountColumn } from './sql-values.js'
 
 export type OutstandingSourceParameters = { mode: OrderMode; chainId: number; token: string }
@@ -15,16 +16,7 @@ export function createOutstandingSourceQuery(db: Database) {
   const selectFilled = db.prepare<[string, number, string], { id: string; src_amount: string }>(
     `SELECT id, src_amount ${openWhere} AND fills_head IS NOT NULL`,
   )
-  const selectSpent = db
-    .prepare<[string], string>(
-      `WITH RECURSIVE chain (id) AS (
-         SELECT fills_head FROM orders WHERE id = ?
-         UNION ALL
-         SELECT previous_id FROM fills JOIN chain USING (id) WHERE previous_id < id
-       )
-       SELECT spent_amount FROM chain JOIN fills USING (id)`,
-    )
-    .pluck()
+  const selectSpent = db.prepare<[string], string>(chainSql('fills', 'fills_head', { columns: 'spent_amount' })).pluck()
 
   return function outstandingSourceAmount({ mode, chainId, token }: OutstandingSourceParameters): bigint {
     const key = [mode, chainId, token.toLowerCase()] as const
