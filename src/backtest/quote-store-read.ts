@@ -1,7 +1,6 @@
 import { inflateSync } from 'node:zlib'
 import BetterSqlite3 from 'better-sqlite3'
 import { z } from 'zod'
-import { internString } from '../domain/intern-string.js'
 import {
   describeReceived,
   integerSchema,
@@ -225,16 +224,17 @@ function readRequests(db: BetterSqlite3.Database, file: string): ReplayRequest[]
         amount,
         side,
       })
-      if (quoteRequestKey(request) !== key) {
+      const computed = quoteRequestKey(request)
+      if (computed !== key) {
         throw new QuoteStoreError(
           file,
-          `request ${id}: key: expected ${JSON.stringify(quoteRequestKey(request))} (the key of its fields), received ${JSON.stringify(key)}`,
+          `request ${id}: key: expected ${JSON.stringify(computed)} (the key of its fields), received ${JSON.stringify(key)}`,
         )
       }
-      // Interned: strategies' subscriptions are matched to it by key on every quote.
+      // The computed key, interned as the strategies' subscriptions are.
       return Object.freeze({
         id,
-        key: internString(key),
+        key: computed,
         request,
         srcDecimals: parsed.data.src_decimals,
         destDecimals: parsed.data.dest_decimals,

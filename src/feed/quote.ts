@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
 import type { DeltaPrice } from '../api/delta/delta-price-schema.js'
 import type { MarketPriceRoute } from '../api/market/price-route-schema.js'
+import { internString } from '../domain/intern-string.js'
 
 /** Where a quote comes from: GET /v2/delta/prices, GET /prices, or GET /v2/quote (mode ALL). */
 export type QuoteSource = 'delta' | 'market' | 'unified'
@@ -34,7 +35,9 @@ export type Quote = {
 }
 
 /**
- * A stable key of a request (tokens lowercase, amount in decimal): equal for every quote of the same request.
+ * A stable key of a request (tokens lowercase, amount in decimal): equal for every quote of the same request, and the
+ * same string object (interned), so that the maps and sets keyed by it (a quote matched to its strategies on every
+ * quote of a replay) find it without comparing its characters.
  *
  * @example
  * const guard = quoteRequestKey(config.guardRequest)
@@ -42,15 +45,17 @@ export type Quote = {
  */
 export function quoteRequestKey(request: QuoteRequest): string {
   const destChainId = request.destChainId ?? request.chainId
-  return [
-    request.source,
-    request.chainId,
-    destChainId,
-    request.srcToken.toLowerCase(),
-    request.destToken.toLowerCase(),
-    request.side,
-    request.amount.toString(),
-  ].join(':')
+  return internString(
+    [
+      request.source,
+      request.chainId,
+      destChainId,
+      request.srcToken.toLowerCase(),
+      request.destToken.toLowerCase(),
+      request.side,
+      request.amount.toString(),
+    ].join(':'),
+  )
 }
 
 /**

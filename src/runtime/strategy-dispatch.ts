@@ -1,5 +1,4 @@
 import type { Intent } from '../domain/intents/intent-schema.js'
-import { internString } from '../domain/intern-string.js'
 import type { IntentResult } from '../domain/order-views.js'
 import { failureReasonOf } from '../exec/executor/execution-errors.js'
 import type { ExecutionOutcome } from '../exec/executor/executor.js'
@@ -87,7 +86,7 @@ export function createStrategyDispatch({
   const subscribers = new Map<string, SafeStrategy[]>()
   for (const strategy of strategies) {
     for (const key of new Set(strategy.subscriptions.map(quoteRequestKey)))
-      subscribers.set(internString(key), [...(subscribers.get(key) ?? []), strategy])
+      subscribers.set(key, [...(subscribers.get(key) ?? []), strategy])
   }
   const stats: DispatchStats = {
     intentsQueued: 0,

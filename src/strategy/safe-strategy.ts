@@ -1,6 +1,5 @@
 import type { z } from 'zod'
 import type { Intent } from '../domain/intents/intent-schema.js'
-import { internString } from '../domain/intern-string.js'
 import { issueMessage } from '../domain/wire-fields.js'
 import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js'
 import type { Logger } from '../log/logger.js'
@@ -135,7 +134,7 @@ export function createSafeStrategy<Schema extends z.ZodType>(
       callAtCreation(name, 'balances', () => definition.balances?.(config) ?? []),
     ),
   )
-  const subscribedKeys = new Set(subscriptions.map((request) => internString(quoteRequestKey(request))))
+  const subscribedKeys = new Set(subscriptions.map((request) => quoteRequestKey(request)))
   const log = logger.child({ strategy: name })
   const stats: StrategyStats = {
     eventsHandled: 0,
