@@ -23,7 +23,10 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * trial takes about 50 ms: a pass of fewer trials is over in a second, and its tail, one worker finishing the last
  * trial alone, weighs on the figures).
  * Each executor first makes one pass over the trials in which each thread loads the modules and opens the quote set
- * (reported with its start-up included), then `runs` timed passes, the executors taking turns.
+ * (reported with its start-up included), then warms up until each of its threads has run `warmUpPasses` × 128
+ * trials (the JIT goes on optimising trial code for a hundred trials or more: with the same number of passes, a
+ * thread of the 2-worker pool would be timed colder than the 1-worker one), then `runs` timed passes, the executors
+ * taking turns.
  * The pool's overhead per trial is its 1-worker time per trial minus the sequential one's (the structured clone of
  * spec and result, the message round trip, the scheduling). Beside each rate, the CPU time per trial and the cores
  * the process kept busy (CPU time of all its threads / wall time): on a machine busy with other work, 2 workers get
@@ -32,12 +35,12 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * the 2-thread pool's (the side store, the jobs' round trips through Redis, the workers' polling). The workers' CPU
  * is not this process's: the queue's row has no CPU figures. Every executor's results must be identical.
  */
-export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promise<BenchResult> {
+export async function benchOptimize({ runs = 3, warmUpPasses = 2 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
-  const executors: { name: string; executor: TrialExecutor }[] = [
-    { name: 'sequential', executor: createSequentialExecutor() },
-    { name: 'pool 1 worker', executor: createWorkerPoolExecutor({ workers: 1 }) },
-    { name: 'pool 2 workers', executor: createWorkerPoolExecutor({ workers: 2 }) },
+  const executors: { name: string; executor: TrialExecutor; threads: number }[] = [
+    { name: 'sequential', executor: createSequentialExecutor(), threads: 1 },
+    { name: 'pool 1 worker', executor: createWorkerPoolExecutor({ workers: 1 }), threads: 1 },
+    { name: 'pool 2 workers', executor: createWorkerPoolExecutor({ workers: 2 }), threads: 2 },
   ]
   let redis: RedisServer | undefined
   const queueWorkers: DeltaflowWorker[] = []
@@ -46,7 +49,7 @@ export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promi
     const url = redis.url
     queueWorkers.push(...(await Promise.all([0, 1].map(() => startDeltaflowWorker(url, [], { DELTAFLOW_FROM_SOURCE: '1' })))))
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-    executors.push({ name: 'queue 2 workers', executor: createQueueExecutor({ address: parseQueueUrl(url), version }) })
+    executors.push({ name: 'queue 2 workers', executor: createQueueExecutor({ address: parseQueueUrl(url), version }), threads: 2 })
     const quotes = join(directory, 'ethusdt-strategies.sqlite')
     const packed = await packRecordedQuotes({ input: quoteSet, output: quotes, keepAnswers: false })
     const specs = ladderSpecs(quotes, packed.firstTime ?? 0, (packed.lastTime ?? 0) + 1)
@@ -57,10 +60,11 @@ export async function benchOptimize({ runs = 3 }: { runs?: number } = {}): Promi
     const seconds = new Map<string, number[]>()
     const cpuSeconds = new Map<string, number[]>()
     let expected: string | undefined
-    for (const { name, executor } of executors) {
+    for (const { name, executor, threads } of executors) {
       const started = performance.now()
       await executor.run(specs)
       notes[`${name} first pass`] = `${(specs.length / ((performance.now() - started) / 1000)).toFixed(2)} trials/s (start-up included)`
+      for (let pass = 1; pass < warmUpPasses * threads; pass++) await executor.run(specs)
     }
     for (let run = 0; run < runs; run++) {
       for (const { name, executor } of executors) {

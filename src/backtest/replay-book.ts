@@ -69,8 +69,10 @@ export function createReplayBook(clock: Clock) {
   const pairs = new Map<string, ReplayRequest[]>()
   /** The pair key of each request id. */
   const pairKeys: string[] = []
-  /** Counts updates: a pair's latest quotes, once read, hold until the next one. */
-  let version = 0
+  /** Each request's latest quote as read (amounts and all), until its next update. */
+  const read: (BookQuote | undefined)[] = []
+  /** Counts each pair's updates: its latest quotes, once read, hold until one of its requests has a new quote. */
+  const pairVersions = new Map<string, number>()
   const latestOfPair = new Map<string, { version: number; quotes: readonly BookQuote[] }>()
   /** Request ids whose updates someone watches (resting orders priced against them). */
   const watched: boolean[] = []
@@ -91,13 +93,20 @@ export function createReplayBook(clock: Clock) {
   }
 
   function quoteOf(id: number): BookQuote | undefined {
+    const cached = read[id]
+    if (cached !== undefined) {
+      if (cached.time > clock.now()) throw new LookAheadError(cached.time, clock.now())
+      return cached
+    }
     const block = blocks[id]
     if (block === undefined) return undefined
     const index = indexes[id] as number
     const request = requests[id] as ReplayRequest
     const time = block.time(index)
     if (time > clock.now()) throw new LookAheadError(time, clock.now())
-    return { request, time, srcAmount: block.srcAmount(index), destAmount: block.destAmount(index), block, index }
+    const quote = { request, time, srcAmount: block.srcAmount(index), destAmount: block.destAmount(index), block, index }
+    read[id] = quote
+    return quote
   }
 
   return {
@@ -108,7 +117,9 @@ export function createReplayBook(clock: Clock) {
       if (requests[id] === undefined) known(request)
       blocks[id] = block
       indexes[id] = index
-      version += 1
+      read[id] = undefined
+      const key = pairKeys[id] as string
+      pairVersions.set(key, (pairVersions.get(key) ?? 0) + 1)
       return id
     },
     isWatched: (id: number): boolean => watched[id] === true,
@@ -129,7 +140,8 @@ export function createReplayBook(clock: Clock) {
      */
     quotesOf(pair: BookPair): readonly BookQuote[] {
       const key = pairKeyOf(pair)
-      // Orders resting on one pair all ask after the same update: the answer holds until the next update.
+      // Orders resting on one pair all ask after the same update: the answer holds until the pair's next update.
+      const version = pairVersions.get(key) ?? 0
       const cached = latestOfPair.get(key)
       if (cached !== undefined && cached.version === version) return cached.quotes
       const quotes: BookQuote[] = []
@@ -160,9 +172,15 @@ export type ScaledQuote = {
 /**
  * Prices any amount from the pair's latest recorded quotes: the recorded size nearest to `amount` (by ratio, so 900
  * is nearer 1,000 than 100), its amounts scaled linearly and rounded against the trader (received down, paid up).
- * Returns undefined when the pair has no quote at or before the clock, or when the nearest one is older than maxAgeMs.
+ * Returns undefined when the pair has no quote at or before the clock that is at most maxAgeMs old.
  */
 export function priceFromBook(book: ReplayBook, pair: BookPair, amount: bigint, now: number, maxAgeMs: number): ScaledQuote | undefined {
+  const best = nearestBookQuote(book, pair, amount, now, maxAgeMs)
+  return best === undefined ? undefined : scaleBookQuote(best, pair, amount)
+}
+
+/** The recorded quote priceFromBook scales for `amount`: of the pair's quotes not older than maxAgeMs, the size nearest by ratio. */
+export function nearestBookQuote(book: ReplayBook, pair: BookPair, amount: bigint, now: number, maxAgeMs: number): BookQuote | undefined {
   let best: BookQuote | undefined
   let bestDistance = Number.POSITIVE_INFINITY
   for (const quote of book.quotesOf(pair)) {
@@ -175,12 +193,14 @@ export function priceFromBook(book: ReplayBook, pair: BookPair, amount: bigint, 
       bestDistance = distance
     }
   }
-  if (!best) return undefined
-  const recorded = best.request.request.amount
-  if (pair.side === 'SELL') {
-    return { pair, from: best, amount, srcAmount: amount, destAmount: (best.destAmount * amount) / recorded }
-  }
-  return { pair, from: best, amount, srcAmount: ceilDiv(best.srcAmount * amount, recorded), destAmount: amount }
+  return best
+}
+
+/** A recorded quote's amounts scaled linearly to `amount`, rounded against the trader (received down, paid up). */
+export function scaleBookQuote(from: BookQuote, pair: BookPair, amount: bigint): ScaledQuote {
+  const recorded = from.request.request.amount
+  if (pair.side === 'SELL') return { pair, from, amount, srcAmount: amount, destAmount: (from.destAmount * amount) / recorded }
+  return { pair, from, amount, srcAmount: ceilDiv(from.srcAmount * amount, recorded), destAmount: amount }
 }
 
 /**
@@ -196,12 +216,50 @@ export function priceFromEitherSource(
   maxAgeMs: number,
   onFallback?: ((asked: BookPair, used: BookPair['source']) => void) | undefined,
 ): ScaledQuote | undefined {
-  const priced = priceFromBook(book, pair, amount, now, maxAgeMs)
-  if (priced || pair.destChainId !== pair.chainId) return priced
-  const other = pair.source === 'delta' ? 'market' : 'delta'
-  const fallback = priceFromBook(book, { ...pair, source: other }, amount, now, maxAgeMs)
-  if (fallback) onFallback?.(pair, other)
+  const nearest = nearestFromEitherSource(book, pair, amount, now, maxAgeMs, onFallback)
+  if (nearest === undefined) return undefined
+  return scaleBookQuote(
+    nearest,
+    sourceOfBookQuote(nearest) === pair.source ? pair : { ...pair, source: sourceOfBookQuote(nearest) },
+    amount,
+  )
+}
+
+/** The source whose quotes a book quote is among (as pairOfRequest files it). */
+function sourceOfBookQuote(quote: BookQuote): BookPair['source'] {
+  return quote.request.request.source === 'delta' ? 'delta' : 'market'
+}
+
+/**
+ * nearestBookQuote with priceFromEitherSource's fallback to the other source's quotes of a same-chain pair (told to
+ * `onFallback`). Nothing is scaled: a caller that only compares a price with a limit need not build amounts.
+ */
+export function nearestFromEitherSource(
+  book: ReplayBook,
+  pair: BookPair,
+  amount: bigint,
+  now: number,
+  maxAgeMs: number,
+  onFallback?: ((asked: BookPair, used: BookPair['source']) => void) | undefined,
+): BookQuote | undefined {
+  const own = nearestBookQuote(book, pair, amount, now, maxAgeMs)
+  if (own !== undefined || pair.destChainId !== pair.chainId) return own
+  const other = otherSourceOf(pair)
+  const fallback = nearestBookQuote(book, other, amount, now, maxAgeMs)
+  if (fallback !== undefined) onFallback?.(pair, other.source)
   return fallback
+}
+
+const otherSources = new WeakMap<BookPair, BookPair>()
+
+/** The same pair priced from the other source's quotes; one object per pair object, so its key is made once too. */
+function otherSourceOf(pair: BookPair): BookPair {
+  let other = otherSources.get(pair)
+  if (other === undefined) {
+    other = { ...pair, source: pair.source === 'delta' ? 'market' : 'delta' }
+    otherSources.set(pair, other)
+  }
+  return other
 }
 
 export function ceilDiv(numerator: bigint, denominator: bigint): bigint {

@@ -302,12 +302,12 @@ export async function runBacktest({
    * watched balances (every tick, changed or not: a strategy may plan from them at any time).
    */
   const watchingBalances = strategies.some((strategy) => strategy.balances.length > 0)
-  async function reconcileTick(): Promise<void> {
+  function reconcileTick(): Promise<void> | undefined {
     const changed = venue.takeChanged() || journalChanged
     journalChanged = false
     if (changed) dispatch.deliverOrderEvents()
-    if (watchingBalances) await deliverBalances()
-    await dispatch.settle()
+    if (watchingBalances) return deliverBalances().then(() => dispatch.settle())
+    return dispatch.busy() ? dispatch.settle() : undefined
   }
 
   function deliverBalances(): Promise<void> {
@@ -351,26 +351,48 @@ export async function runBacktest({
     return runDueUntil(time)
   }
 
-  async function runDueUntil(time: number): Promise<void> {
+  /** Runs every instant due up to `time`, in order; a promise only when a handler or an intent is still running. */
+  function runDueUntil(time: number): Promise<void> | undefined {
     for (;;) {
       const next = nextDueAt()
       const venueNext = venue.nextEventAt()
       if (next > time) break
       if (next > clock.now()) clock.set(next)
       if (venueNext !== undefined && venueNext <= next) venue.runDue()
-      for (const timer of timers) {
-        if (timer.due > next) continue
-        while (timer.due <= next) timer.due += timer.intervalMs
-        dispatch.timer(timer.strategy, timer.intervalMs)
-        if (dispatch.busy()) await dispatch.settle()
-      }
-      if (nextReconcileAt() <= next) {
-        while (nextReconcile <= next) nextReconcile += reconcileMs
-        await reconcileTick()
-      }
-      if (valuation.nextSampleAt() <= next) valuation.sample(venue)
+      const waiting = timersDue(next, 0)
+      if (waiting !== undefined) return waiting.then(() => reconcileAndSample(next)).then(() => runDueUntil(time))
+      const reconciling = reconcileAndSample(next)
+      if (reconciling !== undefined) return reconciling.then(() => runDueUntil(time))
     }
     if (time > clock.now()) clock.set(time)
+    return undefined
+  }
+
+  /** The timers due at `next`, from the `from`-th on, each settled before the next one fires. */
+  function timersDue(next: number, from: number): Promise<void> | undefined {
+    for (let at = from; at < timers.length; at++) {
+      const timer = timers[at] as (typeof timers)[number]
+      if (timer.due > next) continue
+      while (timer.due <= next) timer.due += timer.intervalMs
+      dispatch.timer(timer.strategy, timer.intervalMs)
+      if (dispatch.busy()) return dispatch.settle().then(() => timersDue(next, at + 1))
+    }
+    return undefined
+  }
+
+  /** The reconciliation tick and the valuation's sample when due at `next`. */
+  function reconcileAndSample(next: number): Promise<void> | undefined {
+    if (nextReconcileAt() <= next) {
+      while (nextReconcile <= next) nextReconcile += reconcileMs
+      const reconciling = reconcileTick()
+      if (reconciling !== undefined) return reconciling.then(() => sampleDue(next))
+    }
+    sampleDue(next)
+    return undefined
+  }
+
+  function sampleDue(next: number): void {
+    if (valuation.nextSampleAt() <= next) valuation.sample(venue)
   }
 
   // --- the replay ---

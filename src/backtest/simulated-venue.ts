@@ -15,10 +15,12 @@ import type { Clock } from '../time/clock.js'
 import { unixSeconds } from '../time/clock.js'
 import { createNormalRandom, shiftByBps, sizeImpactBps } from './fill-draws.js'
 import { afterFees, type FillModel } from './fill-model.js'
+import { limitCrossed } from './limit-crossing.js'
 import {
   type BookPair,
   type BookQuote,
   ceilDiv,
+  nearestFromEitherSource,
   pairKeyOf,
   priceFromBook,
   priceFromEitherSource,
@@ -411,8 +413,9 @@ export function createSimulatedVenue({
   // --- LIMIT orders: filled at the limit once a quote crosses it (realistic: by limitMarginBps) ---
   /** Whether a quote of `size` now crosses the order's limit (by the margin). */
   function crosses(order: RestingOrder, size: bigint): boolean {
-    const quote = priceFromEitherSource(book, pairOf(order), size, clock.now(), maxAgeMs, onFallback)
-    return quote !== undefined && quote.destAmount * order.maxSrc * 1_000_000n >= order.minDest * size * (1_000_000n + limitMarginPpm)
+    const pair = pairOf(order)
+    const nearest = nearestFromEitherSource(book, pair, size, clock.now(), maxAgeMs, onFallback)
+    return nearest !== undefined && limitCrossed(order, size, nearest, pair.side, limitMarginPpm)
   }
 
   function trySettleLimit(order: RestingOrder): boolean {

@@ -24,6 +24,10 @@ export type ValuationSample = {
 /** What buy-and-hold starts from: the starting balances' value at the first price, and the base units it buys. */
 export type BuyAndHoldStart = { startValue: number; firstPrice: number; units: number }
 
+type TokenKind = { side: 'base' | 'quote' | undefined; unit: number }
+
+const unknownKind: TokenKind = { side: undefined, unit: 1 }
+
 type Wallet = { balances: () => ReadonlyMap<string, bigint>; inTransit: () => ReadonlyMap<string, bigint>; gasUsd: () => number }
 
 export type Valuation = ReturnType<typeof createValuation>
@@ -97,11 +101,15 @@ export function createValuation({
   let lastPrice: number | undefined
   let lastPriceAt = from
   let references: ReplayRequest[] | undefined
+  /** Of each reference request: whether the base token is what it sells (its price is dest per src). */
+  let baseIsSrc = new Map<ReplayRequest, boolean>()
+  const kinds = new Map<string, TokenKind>()
   let buyAndHold: BuyAndHoldStart | undefined
   const unvalued = new Set<string>()
 
   function referenceRequests(): ReplayRequest[] {
     if (references && references.length > 0) return references
+    baseIsSrc = new Map()
     const candidates = book.requests().filter((request) => {
       const src = `${request.request.chainId}:${request.request.srcToken.toLowerCase()}`
       const dest = `${request.request.destChainId ?? request.request.chainId}:${request.request.destToken.toLowerCase()}`
@@ -114,7 +122,10 @@ export function createValuation({
       const found = candidates.find(
         (request) => baseTokens.has(`${request.request.chainId}:${request.request.srcToken.toLowerCase()}`) === direction,
       )
-      if (found) pick.push(found)
+      if (found) {
+        pick.push(found)
+        baseIsSrc.set(found, direction)
+      }
     }
     references = pick
     return pick
@@ -122,35 +133,45 @@ export function createValuation({
 
   /** Quote per base at the clock, or undefined before the pair's first quote. */
   function price(): number | undefined {
-    const values: number[] = []
+    let sum = 0
+    let count = 0
     for (const request of referenceRequests()) {
       const quote = book.latest(request.id)
       if (!quote) continue
       const src = Number(quote.srcAmount) / 10 ** request.srcDecimals
       const dest = Number(quote.destAmount) / 10 ** request.destDecimals
       if (!(src > 0 && dest > 0)) continue
-      const baseIsSrc = baseTokens.has(`${request.request.chainId}:${request.request.srcToken.toLowerCase()}`)
-      values.push(baseIsSrc ? dest / src : src / dest)
+      sum += baseIsSrc.get(request) === true ? dest / src : src / dest
+      count += 1
     }
-    if (values.length === 0) return lastPrice
-    return values.reduce((sum, value) => sum + value, 0) / values.length
+    return count === 0 ? lastPrice : sum / count
+  }
+
+  /**
+   * How a balance key counts (base or quote, in units of 10^decimals, or not valued): classified once its decimals are
+   * known (the replay learns them as it meets the tokens' requests).
+   */
+  function kindOf(key: string): TokenKind {
+    let kind = kinds.get(key)
+    if (kind === undefined) {
+      const decimals = decimalsOf(key)
+      if (decimals === undefined) return unknownKind
+      kind = { side: baseTokens.has(key) ? 'base' : quoteTokens.has(key) ? 'quote' : undefined, unit: 10 ** decimals }
+      kinds.set(key, kind)
+    }
+    return kind
   }
 
   function worthOf(balances: ReadonlyMap<string, bigint>, at: number): { value: number; base: number; quote: number } {
     let base = 0
     let quote = 0
-    for (const [key, amount] of balances) {
-      const decimals = decimalsOf(key)
-      if (amount === 0n) continue
-      if (decimals === undefined) {
-        unvalued.add(key)
-        continue
-      }
-      const whole = Number(amount) / 10 ** decimals
-      if (baseTokens.has(key)) base += whole
-      else if (quoteTokens.has(key)) quote += whole
-      else unvalued.add(key)
-    }
+    balances.forEach((amount, key) => {
+      if (amount === 0n) return
+      const kind = kindOf(key)
+      if (kind.side === undefined) unvalued.add(key)
+      else if (kind.side === 'base') base += Number(amount) / kind.unit
+      else quote += Number(amount) / kind.unit
+    })
     return { value: quote + base * at, base, quote }
   }
 

@@ -58,7 +58,7 @@ export type Journal = ReturnType<typeof openJournal>
  * journal.recordSignedOrder({ id: `${id}/0`, intentId: id, mode: 'delta', ... }) // before submitting
  */
 export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalParameters) {
-  const db = new BetterSqlite3(file)
+  const db = file === ':memory:' ? new BetterSqlite3(migratedEmptyImage()) : new BetterSqlite3(file)
   try {
     db.pragma('journal_mode = WAL')
     // Our crash model is process death (SIGKILL, OOM, a crash) at any instant. With WAL, NORMAL skips the fsync at each
@@ -218,4 +218,25 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
       if (db.open) db.close()
     },
   }
+}
+
+/** The bytes of an empty journal with every migration applied, made once per process (thread). */
+let emptyImage: Buffer | undefined
+
+/**
+ * An in-memory journal (a backtest's, an optimiser trial's) starts from a copy of an empty migrated journal instead of
+ * running every migration again: its schema and `user_version` are those the migrations give, so migrateJournal finds
+ * nothing to do. Opening one drops from milliseconds to a copy of a few hundred kilobytes.
+ */
+function migratedEmptyImage(): Buffer {
+  if (!emptyImage) {
+    const db = new BetterSqlite3(':memory:')
+    try {
+      migrateJournal(db, ':memory:', journalMigrations)
+      emptyImage = db.serialize()
+    } finally {
+      db.close()
+    }
+  }
+  return emptyImage
 }

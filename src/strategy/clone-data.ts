@@ -13,6 +13,8 @@ export function cloneData<T>(value: T): T {
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) return structuredClone(value)
   const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key])
+  // for-in rather than Object.keys: no array of keys per object. With Object.prototype or no prototype, for-in sees
+  // exactly the own enumerable string keys (Object.prototype has no enumerable properties).
+  for (const key in value) copy[key] = cloneData((value as Record<string, unknown>)[key])
   return copy as T
 }
