@@ -218,16 +218,9 @@ export function priceFromEitherSource(
 ): ScaledQuote | undefined {
   const nearest = nearestFromEitherSource(book, pair, amount, now, maxAgeMs, onFallback)
   if (nearest === undefined) return undefined
-  return scaleBookQuote(
-    nearest,
-    sourceOfBookQuote(nearest) === pair.source ? pair : { ...pair, source: sourceOfBookQuote(nearest) },
-    amount,
-  )
-}
-
-/** The source whose quotes a book quote is among (as pairOfRequest files it). */
-function sourceOfBookQuote(quote: BookQuote): BookPair['source'] {
-  return quote.request.request.source === 'delta' ? 'delta' : 'market'
+  // A quote of the other source (the fallback) is priced as that source's pair, as priceFromBook would price it.
+  const own = (nearest.request.request.source === 'delta' ? 'delta' : 'market') === pair.source
+  return scaleBookQuote(nearest, own ? pair : otherSourceOf(pair), amount)
 }
 
 /**
