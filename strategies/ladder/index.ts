@@ -3,7 +3,16 @@ import { type LadderConfig, ladderConfigSchema } from './ladder-config.js'
 import { intentIdOf, levelIntent, placeLevel } from './ladder-intents.js'
 import { gridIndexOf, oppositeSide } from './ladder-orders.js'
 import { formatPrice, gridPrice } from './ladder-prices.js'
-import { type LadderState, type LevelState, ladderFingerprint, ladderStateKey, ladderStateSchema } from './ladder-state.js'
+import {
+  type LadderState,
+  type LevelState,
+  ladderFingerprint,
+  ladderStateKey,
+  ladderStateSchema,
+  retryDue,
+  retryDueKey,
+  writeLadder,
+} from './ladder-state.js'
 
 type Context = StrategyContext<LadderConfig>
 
@@ -137,7 +146,7 @@ export default defineStrategy({
       }
       requests.push(...placeFailedLevels(context, ladder))
     }
-    state.set(ladderStateKey, ladder)
+    writeLadder(state, ladder)
     return requests
   },
   onOrderUpdate: (event, context) => {
@@ -154,7 +163,7 @@ export default defineStrategy({
     const request = isFinalStatus(event.order.mode, event.order.status)
       ? settleLevel(context, ladder, index, event.order.status)
       : undefined
-    state.set(ladderStateKey, ladder)
+    writeLadder(state, ladder)
     return request
   },
   onIntentResult: (event, context) => {
@@ -181,14 +190,15 @@ export default defineStrategy({
       ladder.levels[index] = { ...level, phase: 'halted', status: 'REFUSED' }
       logger.warn({ level: index, reason: event.reason }, 'ladder level halted: a risk limit refused its order')
     }
-    state.set(ladderStateKey, ladder)
+    writeLadder(state, ladder)
   },
   onTimer: (_event, context) => {
     const { state } = context
+    if (state.get(retryDueKey) === false) return
     const ladder = state.get(ladderStateKey, ladderStateSchema)
-    if (!ladder?.running || !ladder.levels.some((level) => level.phase === 'failed')) return
+    if (!ladder || !retryDue(ladder)) return
     const requests = placeFailedLevels(context, ladder)
-    state.set(ladderStateKey, ladder)
+    writeLadder(state, ladder)
     return requests
   },
   onStop: (context) => {
@@ -199,7 +209,7 @@ export default defineStrategy({
     const requests = config.cancelOnStop ? cancelLevels(`e${ladder.epoch}/stop-${ladder.stops}`, ladder.levels) : []
     if (config.cancelOnStop)
       ladder.levels = ladder.levels.map((level) => (level.phase === 'open' ? { ...level, cancelRequested: true } : level))
-    state.set(ladderStateKey, ladder)
+    writeLadder(state, ladder)
     return requests
   },
 })

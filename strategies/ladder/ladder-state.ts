@@ -1,9 +1,27 @@
 import { z } from 'zod'
-import { canonicalJson } from '../../src/index.js'
+import { canonicalJson, type StrategyState } from '../../src/index.js'
 import type { LadderConfig } from './ladder-config.js'
 
 /** The key of the ladder's record in the strategy's journal state. */
 export const ladderStateKey = 'ladder'
+
+/**
+ * The key of a flag kept beside the record: whether the retry timer has work (the ladder runs and a level failed).
+ * The timer fires every retrySeconds for the life of the bot and reads this primitive instead of the whole ladder;
+ * a state written before the flag existed has none, and the timer reads the ladder then.
+ */
+export const retryDueKey = 'retryDue'
+
+/** Whether the retry timer has levels to place again. */
+export function retryDue(ladder: LadderState): boolean {
+  return ladder.running && ladder.levels.some((level) => level.phase === 'failed')
+}
+
+/** Writes the ladder and its retry flag: every write of the ladder goes through here. */
+export function writeLadder(state: StrategyState, ladder: LadderState): void {
+  state.set(ladderStateKey, ladder)
+  state.set(retryDueKey, retryDue(ladder))
+}
 
 const levelStateSchema = z.strictObject({
   /** Orders placed for this level so far, minus one: the intent key's `gen-N`. */

@@ -31,7 +31,7 @@ import {
   priceScale,
   quoteAmountAt,
 } from '../../strategies/ladder/ladder-prices.js'
-import { type LadderState, ladderStateSchema } from '../../strategies/ladder/ladder-state.js'
+import { type LadderState, ladderStateSchema, retryDueKey } from '../../strategies/ladder/ladder-state.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
 import { sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
@@ -366,6 +366,26 @@ describe('ladder handlers', () => {
     expect(flipped).toMatchObject({ generation: 1, side: 'buy', fills: 1 })
     const restarted = intentsOf(await createLadder(sellLadder, store).strategy.start())
     expect(restarted.map((intent) => intent.id)).toContain(flipped?.intentId)
+  })
+
+  it('keeps the retry flag beside the ladder: set while a level failed, cleared once the timer placed it again; a state without the flag still retries', async () => {
+    const store = stateStore()
+    const { strategy, state } = createLadder(sellLadder, store)
+    const placed = intentsOf(await strategy.start())
+    const timer = () => strategy.handleTimer(strategy.timers[0] ?? 0).then(intentsOf)
+    expect(store.getStrategyState('ladder', retryDueKey)).toBe(false)
+    expect(await timer()).toEqual([])
+    const failed = placed[1] as (typeof placed)[number]
+    await strategy.handleIntentResult({ intentId: failed.id, kind: failed.kind, status: 'failed', reason: 'venue down', orderId: null })
+    expect(state().levels[1]?.phase).toBe('failed')
+    expect(store.getStrategyState('ladder', retryDueKey)).toBe(true)
+    // A state written before the flag existed: the timer reads the ladder itself.
+    store.deleteStrategyState('ladder', retryDueKey)
+    const retried = await timer()
+    expect(retried).toHaveLength(1)
+    expect(state().levels[1]).toMatchObject({ phase: 'open', generation: 1, intentId: retried[0]?.id })
+    expect(store.getStrategyState('ladder', retryDueKey)).toBe(false)
+    expect(await timer()).toEqual([])
   })
 
   it('replaces the ladder when its config changes: the old open orders are cancelled, the new levels placed under a new epoch', async () => {
