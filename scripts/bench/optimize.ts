@@ -26,7 +26,8 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * (reported with its start-up included), then warms up until each of its threads has run `warmUpPasses` × 128
  * trials (the JIT goes on optimising trial code for a hundred trials or more: with the same number of passes, a
  * thread of the 2-worker pool would be timed colder than the 1-worker one), then `runs` timed passes, the executors
- * taking turns.
+ * taking turns (5 by default: the 2-core machine's speed drifts between runs, and each run's own speed-up is printed
+ * beside the speed-up of the medians).
  * The pool's overhead per trial is its 1-worker time per trial minus the sequential one's (the structured clone of
  * spec and result, the message round trip, the scheduling). Beside each rate, the CPU time per trial and the cores
  * the process kept busy (CPU time of all its threads / wall time): on a machine busy with other work, 2 workers get
@@ -35,7 +36,7 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * the 2-thread pool's (the side store, the jobs' round trips through Redis, the workers' polling). The workers' CPU
  * is not this process's: the queue's row has no CPU figures. Every executor's results must be identical.
  */
-export async function benchOptimize({ runs = 3, warmUpPasses = 2 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
+export async function benchOptimize({ runs = 5, warmUpPasses = 2 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
   const executors: { name: string; executor: TrialExecutor; threads: number }[] = [
     { name: 'sequential', executor: createSequentialExecutor(), threads: 1 },
@@ -93,6 +94,10 @@ export async function benchOptimize({ runs = 3, warmUpPasses = 2 }: { runs?: num
         `${rateOf(name).toFixed(2)} trials/s (${((cpu / specs.length) * 1000).toFixed(0)} ms CPU per trial, ${(cpu / wall).toFixed(2)} cores busy)`
     }
     notes['speed-up 2 vs 1 worker'] = `${(rateOf('pool 2 workers') / rateOf('pool 1 worker')).toFixed(2)} x (goal >= 1.8)`
+    // Each run's 2-worker pass against the 1-worker pass just before it: the machine's drift between runs shows here.
+    const one = seconds.get('pool 1 worker') ?? []
+    const two = seconds.get('pool 2 workers') ?? []
+    notes['speed-up per run'] = one.map((value, run) => `${(value / (two[run] ?? Number.NaN)).toFixed(2)}`).join(', ')
     notes['pool overhead per trial'] = `${((1 / rateOf('pool 1 worker') - 1 / rateOf('sequential')) * 1000).toFixed(1)} ms`
     notes['queue overhead per trial'] =
       `${((1 / rateOf('queue 2 workers') - 1 / rateOf('pool 2 workers')) * 1000).toFixed(1)} ms (against the 2-thread pool)`
