@@ -9,6 +9,7 @@ import {
   hexToBigInt,
   isAddressEqual,
   parseAbi,
+  parseEventLogs,
   type Transport,
 } from 'viem'
 import { readContract } from 'viem/actions'
@@ -110,7 +111,7 @@ export async function applyApprovalPlan<M extends TradingMode>(
         signedPermit = await signStep(parameters, step)
     }
   }
-  await checkEffective(parameters, transactions.at(-1)?.receipt.blockNumber)
+  await checkEffective(parameters, transactions)
   const permit = signedPermit && plan.mode !== 'rfq' ? encodeDeltaPermit(signedPermit) : plan.mode === 'delta' ? '0x' : undefined
   return { transactions, permit, signedPermit }
 }
@@ -215,9 +216,15 @@ function checkParties({ plan, client, queue, account }: ApplyApprovalPlanParamet
 /**
  * On-chain approvals must show on-chain: some tokens answer `false` instead of reverting. Read at the block of the last
  * approval: later blocks may hold fills of the owner's open orders, which spend the allowance this plan set (without
- * an approval sent, at the latest block).
+ * an approval sent, at the latest block). A fill in the approval's own block, after it, spends it too: an ERC-20
+ * allowance read lower than required still counts when the token logged the approval of at least the required amount
+ * in the plan's transactions (a token that answers `false` logs nothing).
  */
-async function checkEffective({ plan, client }: ApplyApprovalPlanParameters<TradingMode>, blockNumber: bigint | undefined): Promise<void> {
+async function checkEffective(
+  { plan, client }: ApplyApprovalPlanParameters<TradingMode>,
+  transactions: readonly SentTransaction[],
+): Promise<void> {
+  const blockNumber = transactions.at(-1)?.receipt.blockNumber
   const token = plan.token.address
   const allowanceTo = (spender: Address) =>
     readContract(client, { address: token, abi: erc20Abi, functionName: 'allowance', args: [plan.owner, spender], blockNumber })
@@ -240,8 +247,23 @@ async function checkEffective({ plan, client }: ApplyApprovalPlanParameters<Trad
         })
       )[0]
     }
-    if (granted !== undefined && granted < plan.required) throw new ApprovalNotEffectiveError({ plan, step: step.type, spender, granted })
+    if (granted === undefined || granted >= plan.required) continue
+    const logged = step.type === 'setPermit2Allowance' ? undefined : loggedApproval(transactions, token, plan.owner, spender)
+    if (logged === undefined || logged < plan.required) throw new ApprovalNotEffectiveError({ plan, step: step.type, spender, granted })
   }
+}
+
+/** The value of the last ERC-20 `Approval(owner, spender, value)` that `token` logged in these transactions. */
+function loggedApproval(transactions: readonly SentTransaction[], token: Address, owner: Address, spender: Address): bigint | undefined {
+  let value: bigint | undefined
+  for (const { receipt } of transactions) {
+    for (const log of parseEventLogs({ abi: erc20Abi, eventName: 'Approval', logs: receipt.logs, strict: true })) {
+      if (isAddressEqual(log.address, token) && isAddressEqual(log.args.owner, owner) && isAddressEqual(log.args.spender, spender)) {
+        value = log.args.value
+      }
+    }
+  }
+  return value
 }
 
 /**

@@ -31,6 +31,7 @@ import { sendFixtureCall } from '../../src/sandbox/chains/send.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { buildMarketTransaction, type Envelope, quoteMarket } from '../helpers/market.js'
 import { request, sandboxToken, sandboxWallet, useSandbox } from '../helpers/sandbox.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const chainId = 1
 const permitAbi = parseAbi([
@@ -294,6 +295,75 @@ describe('applyApprovalPlan', () => {
       args: [owner, token, deltaAddress],
     })
     expect([amount, BigInt(expiration)]).toEqual([required, permitDeadline])
+  })
+
+  it('counts an approval the token logged when a spend later in the same block leaves less than required', async () => {
+    // A fill of an open order in the approval's own block spends the allowance the plan just set: the allowance read at
+    // that block is lower than required although the approval took effect.
+    contracts ??= parseDeploymentResource((await request(sandbox().url, 'GET', '/resources/contracts.json')).json)
+    const publicClient = client()
+    const owner = privateKeyToAccount(developmentAccounts[6]?.privateKey ?? expect.unreachable('no account'))
+    const taker = sandboxWallet(sandbox(), chainId, 7)
+    const token = await detectTokenCapabilities(publicClient, { token: sandboxToken(sandbox(), chainId, 'USDC').address })
+    // The spender is an account of ours, so it can spend in the approval's block as a settling contract would.
+    const spender = { ...resolveSpender({ contracts, chainId, mode: 'delta' }), address: taker.account.address }
+    const required = parseUnits('100', 6)
+    const allowances = await readAllowances(publicClient, { token: token.address, owner: owner.address, spender })
+    const plan = planApproval({
+      mode: 'delta',
+      token,
+      owner: owner.address,
+      spender,
+      required,
+      ...allowances,
+      policy: 'exact',
+      settlesOverTime: false,
+      permitPreference: 'onchain',
+    })
+    expect(plan.steps.map((step) => step.type)).toEqual(['approve'])
+    const sent = await publicClient.getTransactionCount({ address: owner.address })
+    const baseFee = (await publicClient.getBlock()).baseFeePerGas ?? 0n
+    await publicClient.request({ method: 'evm_setAutomine', params: [false] } as never)
+    try {
+      // Sent first but at the lowest fee the block takes, so the node mines it after the approval; with a gas limit of
+      // its own (an estimate now would see no allowance).
+      const spend = await taker.writeContract({
+        address: token.address,
+        abi: erc20Abi,
+        functionName: 'transferFrom',
+        args: [owner.address, taker.account.address, 1n],
+        gas: 100_000n,
+        maxPriorityFeePerGas: 0n,
+        maxFeePerGas: baseFee,
+      })
+      const applying = applyApprovalPlan({
+        plan,
+        client: publicClient,
+        queue: createTransactionQueue({ client: publicClient, account: owner }),
+        account: owner,
+        permitDomain: token.permitDomain,
+        deadline: deadline(),
+      })
+      await waitFor('the approval in the pool', async () =>
+        (await publicClient.getTransactionCount({ address: owner.address, blockTag: 'pending' })) > sent ? true : undefined,
+      )
+      await publicClient.request({ method: 'evm_mine' } as never)
+      const result = await applying
+      const spent = await waitForLocalReceipt(publicClient, spend)
+      expect(spent.status).toBe('success')
+      expect(spent.blockNumber).toBe(result.transactions[0]?.receipt.blockNumber)
+      expect(spent.transactionIndex).toBeGreaterThan(result.transactions[0]?.receipt.transactionIndex ?? Number.POSITIVE_INFINITY)
+      const left = await publicClient.readContract({
+        address: token.address,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [owner.address, taker.account.address],
+        blockNumber: spent.blockNumber,
+      })
+      expect(left).toBe(required - 1n)
+    } finally {
+      await publicClient.request({ method: 'evm_setAutomine', params: [true] } as never)
+    }
   })
 
   it('does nothing for native ETH', async () => {
