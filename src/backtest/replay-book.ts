@@ -71,9 +71,8 @@ export function createReplayBook(clock: Clock) {
   const pairKeys: string[] = []
   /** Each request's latest quote as read (amounts and all), until its next update. */
   const read: (BookQuote | undefined)[] = []
-  /** Counts each pair's updates: its latest quotes, once read, hold until one of its requests has a new quote. */
-  const pairVersions = new Map<string, number>()
-  const latestOfPair = new Map<string, { version: number; quotes: readonly BookQuote[] }>()
+  /** Each pair's latest quotes as read, until one of its requests has a new quote. */
+  const latestOfPair = new Map<string, readonly BookQuote[]>()
   /** Request ids whose updates someone watches (resting orders priced against them). */
   const watched: boolean[] = []
 
@@ -118,8 +117,7 @@ export function createReplayBook(clock: Clock) {
       blocks[id] = block
       indexes[id] = index
       read[id] = undefined
-      const key = pairKeys[id] as string
-      pairVersions.set(key, (pairVersions.get(key) ?? 0) + 1)
+      latestOfPair.delete(pairKeys[id] as string)
       return id
     },
     isWatched: (id: number): boolean => watched[id] === true,
@@ -141,15 +139,14 @@ export function createReplayBook(clock: Clock) {
     quotesOf(pair: BookPair): readonly BookQuote[] {
       const key = pairKeyOf(pair)
       // Orders resting on one pair all ask after the same update: the answer holds until the pair's next update.
-      const version = pairVersions.get(key) ?? 0
       const cached = latestOfPair.get(key)
-      if (cached !== undefined && cached.version === version) return cached.quotes
+      if (cached !== undefined) return cached
       const quotes: BookQuote[] = []
       for (const request of pairs.get(key) ?? []) {
         const quote = quoteOf(request.id)
         if (quote) quotes.push(quote)
       }
-      latestOfPair.set(key, { version, quotes })
+      latestOfPair.set(key, quotes)
       return quotes
     },
     /** Every request seen so far. */

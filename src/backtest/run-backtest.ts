@@ -333,10 +333,9 @@ export async function runBacktest({
     return nextReconcile
   }
 
-  /** When the next thing falls due: a reconciliation tick, an equity sample, the venue's next event or a timer. */
-  function nextDueAt(): number {
+  /** When the next thing falls due: a reconciliation tick, an equity sample, the venue's next event (given) or a timer. */
+  function nextDueAt(venueNext: number | undefined): number {
     let next = Math.min(nextReconcileAt(), valuation.nextSampleAt())
-    const venueNext = venue.nextEventAt()
     if (venueNext !== undefined && venueNext < next) next = venueNext
     for (const timer of timers) if (timer.due < next) next = timer.due
     return next
@@ -344,7 +343,7 @@ export async function runBacktest({
 
   /** The clock to `time`, running what falls due on the way; a promise only when something does. */
   function advanceTo(time: number): Promise<void> | undefined {
-    if (nextDueAt() > time) {
+    if (nextDueAt(venue.nextEventAt()) > time) {
       if (time > clock.now()) clock.set(time)
       return undefined
     }
@@ -354,8 +353,8 @@ export async function runBacktest({
   /** Runs every instant due up to `time`, in order; a promise only when a handler or an intent is still running. */
   function runDueUntil(time: number): Promise<void> | undefined {
     for (;;) {
-      const next = nextDueAt()
       const venueNext = venue.nextEventAt()
+      const next = nextDueAt(venueNext)
       if (next > time) break
       if (next > clock.now()) clock.set(next)
       if (venueNext !== undefined && venueNext <= next) venue.runDue()

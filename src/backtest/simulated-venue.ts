@@ -335,7 +335,7 @@ export function createSimulatedVenue({
   /** The order's pair on the book (made once per order and source: the book keys it by the object). */
   const pairOf = (order: RestingOrder, source: 'delta' | 'market' = 'delta'): BookPair => {
     order.pairs ??= {}
-    const pair = order.pairs[source] ?? {
+    order.pairs[source] ??= {
       source,
       chainId: order.chainId,
       destChainId: order.destChainId,
@@ -343,8 +343,7 @@ export function createSimulatedVenue({
       destToken: order.destToken,
       side: order.side,
     }
-    order.pairs[source] = pair
-    return pair
+    return order.pairs[source]
   }
 
   /** The ideal model's fixed improvement: the amount raised by improvementBps (never negative), rounded down. */

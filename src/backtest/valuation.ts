@@ -100,16 +100,14 @@ export function createValuation({
   let weightedMs = 0
   let lastPrice: number | undefined
   let lastPriceAt = from
-  let references: ReplayRequest[] | undefined
-  /** Of each reference request: whether the base token is what it sells (its price is dest per src). */
-  let baseIsSrc = new Map<ReplayRequest, boolean>()
+  /** The requests the price is read from, each with whether it sells the base token (its price is dest per src). */
+  let references: { request: ReplayRequest; baseIsSrc: boolean }[] | undefined
   const kinds = new Map<string, TokenKind>()
   let buyAndHold: BuyAndHoldStart | undefined
   const unvalued = new Set<string>()
 
-  function referenceRequests(): ReplayRequest[] {
+  function referenceRequests(): { request: ReplayRequest; baseIsSrc: boolean }[] {
     if (references && references.length > 0) return references
-    baseIsSrc = new Map()
     const candidates = book.requests().filter((request) => {
       const src = `${request.request.chainId}:${request.request.srcToken.toLowerCase()}`
       const dest = `${request.request.destChainId ?? request.request.chainId}:${request.request.destToken.toLowerCase()}`
@@ -117,15 +115,12 @@ export function createValuation({
     })
     const rank = (request: ReplayRequest) => (request.request.source === 'market' ? 0 : 1)
     candidates.sort((a, b) => rank(a) - rank(b) || (a.request.amount < b.request.amount ? -1 : 1))
-    const pick: ReplayRequest[] = []
+    const pick: { request: ReplayRequest; baseIsSrc: boolean }[] = []
     for (const direction of [true, false]) {
       const found = candidates.find(
         (request) => baseTokens.has(`${request.request.chainId}:${request.request.srcToken.toLowerCase()}`) === direction,
       )
-      if (found) {
-        pick.push(found)
-        baseIsSrc.set(found, direction)
-      }
+      if (found) pick.push({ request: found, baseIsSrc: direction })
     }
     references = pick
     return pick
@@ -135,13 +130,13 @@ export function createValuation({
   function price(): number | undefined {
     let sum = 0
     let count = 0
-    for (const request of referenceRequests()) {
+    for (const { request, baseIsSrc } of referenceRequests()) {
       const quote = book.latest(request.id)
       if (!quote) continue
       const src = Number(quote.srcAmount) / 10 ** request.srcDecimals
       const dest = Number(quote.destAmount) / 10 ** request.destDecimals
       if (!(src > 0 && dest > 0)) continue
-      sum += baseIsSrc.get(request) === true ? dest / src : src / dest
+      sum += baseIsSrc ? dest / src : src / dest
       count += 1
     }
     return count === 0 ? lastPrice : sum / count

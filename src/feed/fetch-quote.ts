@@ -42,39 +42,36 @@ export function prepareQuoteFetch(api: ApiClient, { request, decimalsOf, clock, 
   }
   const crosschain = destChainId !== request.chainId ? { destChainId } : {}
   const key = quoteRequestKey(request)
-  const quoteOf = (requestedAt: number, answer: Quote['answer']): Quote => {
+  const answerOf = prepareAnswer()
+  return async () => {
+    const requestedAt = clock.now()
+    const answer = await answerOf()
     const amounts =
       answer.source === 'market'
         ? { srcAmount: answer.route.srcAmount, destAmount: answer.route.destAmount }
         : { srcAmount: answer.price.route.origin.input.amount, destAmount: answer.price.route.destination.output.amount }
     return { request, key, ...amounts, answer, requestedAt, receivedAt: clock.now() }
   }
-  switch (request.source) {
-    case 'delta': {
-      const priceRequest = deltaPricesRequest(api, { ...common, chainId: request.chainId, ...crosschain })
-      return async () => {
-        const requestedAt = clock.now()
-        return quoteOf(requestedAt, { source: 'delta', price: await api.request(priceRequest, deltaPriceSchema) })
+
+  /** The answer's request, built once, and how to send it. */
+  function prepareAnswer(): () => Promise<Quote['answer']> {
+    switch (request.source) {
+      case 'delta': {
+        const priceRequest = deltaPricesRequest(api, { ...common, chainId: request.chainId, ...crosschain })
+        return async () => ({ source: 'delta', price: await api.request(priceRequest, deltaPriceSchema) })
       }
+      case 'market': {
+        if (destChainId !== request.chainId) {
+          throw new InvalidQuoteRequestError('a Market quote is same-chain only', { key, chainId: request.chainId, destChainId })
+        }
+        const priceRequest = marketPricesRequest(api, { ...common, network: request.chainId })
+        return async () => ({ source: 'market', route: await api.request(priceRequest, marketPricesAnswerSchema) })
+      }
+      case 'unified':
+        return async () => {
+          const result = await getQuote(api, { ...common, chainId: request.chainId, ...crosschain, mode: 'ALL' })
+          return result.mode === 'delta' ? { source: 'delta', price: result.delta } : { source: 'market', route: result.market }
+        }
     }
-    case 'market': {
-      if (destChainId !== request.chainId) {
-        throw new InvalidQuoteRequestError('a Market quote is same-chain only', { key, chainId: request.chainId, destChainId })
-      }
-      const priceRequest = marketPricesRequest(api, { ...common, network: request.chainId })
-      return async () => {
-        const requestedAt = clock.now()
-        return quoteOf(requestedAt, { source: 'market', route: await api.request(priceRequest, marketPricesAnswerSchema) })
-      }
-    }
-    case 'unified':
-      return async () => {
-        const requestedAt = clock.now()
-        const result = await getQuote(api, { ...common, chainId: request.chainId, ...crosschain, mode: 'ALL' })
-        return quoteOf(
-          requestedAt,
-          result.mode === 'delta' ? { source: 'delta', price: result.delta } : { source: 'market', route: result.market },
-        )
-      }
   }
 }

@@ -109,12 +109,14 @@ export function createStrategyDispatch({
    */
   function runNow(strategy: string, call: () => StrategyRun | Promise<StrategyRun>): Promise<void> | undefined {
     const started = metrics ? performance.now() : 0
-    const answer = call()
-    if (!(answer instanceof Promise)) {
-      took(strategy, answer, started)
-      return undefined
-    }
-    return follow(strategy, answer, started)
+    return answered(strategy, call(), started)
+  }
+
+  /** A handler's answer: taken now when it is the run itself, else followed (and the promise returned). */
+  function answered(strategy: string, answer: StrategyRun | Promise<StrategyRun>, started: number): Promise<void> | undefined {
+    if (answer instanceof Promise) return follow(strategy, answer, started)
+    took(strategy, answer, started)
+    return undefined
   }
 
   /** A handler's run that answered with a promise: followed until it settles, settle() waiting for it meanwhile. */
@@ -229,9 +231,7 @@ export function createStrategyDispatch({
       for (const strategy of list) {
         // As runNow, without a closure per quote and strategy: a replay delivers millions.
         const started = metrics ? performance.now() : 0
-        const answer = strategy.offerQuote(quote)
-        if (answer instanceof Promise) void follow(strategy.name, answer, started)
-        else took(strategy.name, answer, started)
+        void answered(strategy.name, strategy.offerQuote(quote), started)
       }
     },
     timer: (strategy, intervalMs) => {

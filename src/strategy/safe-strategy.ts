@@ -169,8 +169,8 @@ export function createSafeStrategy<Schema extends z.ZodType>(
 
   // Events are copied when the caller hands them over, then wait their turn.
   function deliver(handler: StrategyHandlerName, event: unknown = noEvent): Promise<StrategyRun> {
-    const run = deliverNow(handler, event)
-    return run instanceof Promise ? run : Promise.resolve(run)
+    // A promise deliverNow made comes back as it is.
+    return Promise.resolve(deliverNow(handler, event))
   }
 
   const now = () => clock.now()
@@ -251,6 +251,11 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     return deliverNow('onQuote', freezeCopy(quote))
   }
 
+  function offerTimer(intervalMs: number): StrategyRun | Promise<StrategyRun> {
+    // A timer event is flat (two numbers): frozen, it is read-only all the way down.
+    return deliverNow('onTimer', Object.freeze({ now: clock.now(), intervalMs }))
+  }
+
   function recordFailure(error: StrategyError): StrategyRun {
     stats.failures += 1
     stats.consecutiveFailures += 1
@@ -271,17 +276,13 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     timers,
     balances,
     start: () => deliver('onStart'),
-    handleQuote: (quote) => {
-      const run = offerQuote(quote)
-      return run instanceof Promise ? run : Promise.resolve(run)
-    },
+    handleQuote: (quote) => Promise.resolve(offerQuote(quote)),
     offerQuote,
     handleOrderUpdate: (event) => deliver('onOrderUpdate', freezeCopy(event)),
     handleFill: (event) => deliver('onFill', freezeCopy(event)),
     handleRefund: (event) => deliver('onRefund', freezeCopy(event)),
-    // A timer event is flat (two numbers): frozen, it is read-only all the way down.
-    handleTimer: (intervalMs) => deliver('onTimer', Object.freeze({ now: clock.now(), intervalMs })),
-    offerTimer: (intervalMs) => deliverNow('onTimer', Object.freeze({ now: clock.now(), intervalMs })),
+    handleTimer: (intervalMs) => Promise.resolve(offerTimer(intervalMs)),
+    offerTimer,
     handleBalances: (event) => deliver('onBalances', freezeCopy(event)),
     handleIntentResult: (event) => deliver('onIntentResult', freezeCopy(event)),
     stop: () => deliver('onStop'),
