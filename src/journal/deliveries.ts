@@ -1,8 +1,20 @@
 import type { Database } from 'better-sqlite3'
 import type { Clock } from '../time/clock.js'
 
-/** What a strategy was last told about one of its orders. */
-export type OrderDelivery = { orderId: string; status: string | null; lastFillId: number; refunds: number }
+/**
+ * What a strategy was last told about one of its orders (`status`, `lastFillId`, `refunds`), beside where the order
+ * stands (`orderStatus`, its last fill `fillsHead`, `refundCount`): an order whose figures match what was told has no
+ * news, and need not be read.
+ */
+export type OrderDelivery = {
+  orderId: string
+  status: string | null
+  lastFillId: number
+  refunds: number
+  orderStatus: string
+  fillsHead: number
+  refundCount: number
+}
 
 export type MarkDeliveredParameters =
   | { orderId: string; status: string }
@@ -12,8 +24,21 @@ export type MarkDeliveredParameters =
 /** Statements over `order_deliveries`. Each function runs inside the caller's transaction. */
 export function createDeliveryStatements(db: Database, clock: Clock) {
   // Orders of the strategy that may hold news: never delivered, still open, or final at a status not yet delivered.
-  const selectPending = db.prepare<[string], { orderId: string; status: string | null; lastFillId: number | null; refunds: number | null }>(
-    `SELECT orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds
+  const selectPending = db.prepare<
+    [string],
+    {
+      orderId: string
+      status: string | null
+      lastFillId: number | null
+      refunds: number | null
+      orderStatus: string
+      fillsHead: number | null
+      refundCount: number
+    }
+  >(
+    `SELECT orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds,
+       orders.status AS orderStatus, orders.fills_head AS fillsHead,
+       (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id) AS refundCount
      FROM orders LEFT JOIN order_deliveries AS d ON d.order_id = orders.id
      WHERE orders.strategy = ? AND (d.order_id IS NULL OR orders.open = 1 OR d.status IS NOT orders.status)
      ORDER BY orders.created_at, orders.id`,
@@ -34,6 +59,9 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
       status: row.status,
       lastFillId: row.lastFillId ?? 0,
       refunds: row.refunds ?? 0,
+      orderStatus: row.orderStatus,
+      fillsHead: row.fillsHead ?? 0,
+      refundCount: row.refundCount,
     }))
   }
 

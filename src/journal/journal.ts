@@ -178,6 +178,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     getStrategyState: strategyState.getStrategyState,
     setStrategyState: db.transaction(strategyState.setStrategyState),
     deleteStrategyState: db.transaction(strategyState.deleteStrategyState),
+    writeStrategyStates: db.transaction(strategyState.writeStrategyStates),
     orderCounts: summary.orderCounts,
     fillCount: summary.fillCount,
     refundCount: summary.refundCount,

@@ -159,6 +159,15 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     `UPDATE fills SET destination_chain_id = ?, destination_tx_hash = ? WHERE id = ? AND destination_tx_hash IS NULL`,
   )
   const selectFills = db.prepare(chainSql('fills', 'fills_head', { orderBy: 'id' }))
+  // The chain from the head down to the first fill at or below `after` (ids fall along it), not included.
+  const selectFillsAfter = db.prepare<[string, number, number]>(
+    `WITH RECURSIVE chain (id) AS (
+      SELECT fills_head FROM orders WHERE id = ? AND fills_head > ?
+      UNION ALL
+      SELECT previous_id FROM fills JOIN chain USING (id) WHERE previous_id < id AND previous_id > ?
+    )
+    SELECT fills.* FROM chain JOIN fills USING (id) ORDER BY id`,
+  )
 
   /**
    * Applies status changes and fills in order, all stamped with one time. Every order the batch names is read once,
@@ -302,8 +311,10 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     return false
   }
 
-  function fillsOf(orderId: string): JournalFill[] {
-    return selectFills.all(orderId).map((row) => fillRowSchema.parse(row))
+  /** The order's fills in the order they were recorded; with `after`, only those of a higher id (recorded later). */
+  function fillsOf(orderId: string, after?: number): JournalFill[] {
+    const rows = after === undefined ? selectFills.all(orderId) : selectFillsAfter.all(orderId, after, after)
+    return rows.map((row) => fillRowSchema.parse(row))
   }
 
   return { appendOrderEvents, recordStatus, orderHistory, recordFill, fillsOf }

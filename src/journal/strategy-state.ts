@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3'
+import type { StrategyStateWrite } from '../strategy/buffered-state.js'
 import type { Clock } from '../time/clock.js'
 import { jsonColumn, toJsonText } from './sql-values.js'
 
@@ -26,5 +27,14 @@ export function createStrategyStateStatements(db: Database, clock: Clock) {
     return remove.run(strategy, key).changes === 1
   }
 
-  return { getStrategyState, setStrategyState, deleteStrategyState }
+  /** One handler's writes (the caller's transaction makes them all or none); a JSON text is stored as it is. */
+  function writeStrategyStates(strategy: string, writes: readonly StrategyStateWrite[]): void {
+    const now = clock.now()
+    for (const write of writes) {
+      if (write.kind === 'delete') remove.run(strategy, write.key)
+      else upsert.run(strategy, write.key, write.kind === 'json' ? write.json : toJsonText(write.value), now)
+    }
+  }
+
+  return { getStrategyState, setStrategyState, deleteStrategyState, writeStrategyStates }
 }

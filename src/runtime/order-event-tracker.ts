@@ -34,16 +34,20 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
     const events: StrategyOrderEvent[] = []
     for (const strategy of strategies) {
       for (const delivery of journal.pendingDeliveries(strategy)) {
-        const order = journal.getOrder({ id: delivery.orderId })
+        const { orderId } = delivery
+        const lastFillId = Math.max(lastFillIds.get(orderId) ?? 0, delivery.lastFillId)
+        const refundsTold = Math.max(refundCounts.get(orderId) ?? 0, delivery.refunds)
+        const told = statuses.get(orderId) ?? delivery.status
+        // Nothing new since it was last told or collected: the order is not read (most open orders, most ticks).
+        if (delivery.fillsHead <= lastFillId && delivery.refundCount <= refundsTold && told === delivery.orderStatus) continue
+        const order = journal.getOrder({ id: orderId })
         if (!order) continue
         let view: ReturnType<typeof toOrderView> | undefined
         const orderView = () => {
           view ??= toOrderView(order)
           return view
         }
-        const lastFillId = Math.max(lastFillIds.get(order.id) ?? 0, delivery.lastFillId)
-        for (const fill of journal.fillsOf(order.id)) {
-          if (fill.id <= lastFillId) continue
+        for (const fill of journal.fillsOf(order.id, lastFillId)) {
           lastFillIds.set(order.id, Math.max(lastFillIds.get(order.id) ?? 0, fill.id))
           events.push({
             strategy,
@@ -52,8 +56,7 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
             acknowledge: () => journal.markDelivered({ orderId: order.id, fillId: fill.id }),
           })
         }
-        const refunds = journal.refundsOf(order.id)
-        const refundsTold = Math.max(refundCounts.get(order.id) ?? 0, delivery.refunds)
+        const refunds = delivery.refundCount > refundsTold ? journal.refundsOf(order.id) : []
         refunds.slice(refundsTold).forEach((refund, index) => {
           const count = refundsTold + index + 1
           refundCounts.set(order.id, count)
@@ -64,7 +67,6 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
             acknowledge: () => journal.markDelivered({ orderId: order.id, refunds: count }),
           })
         })
-        const told = statuses.get(order.id) ?? delivery.status
         if (told !== order.status) {
           statuses.set(order.id, order.status)
           const reason = journal.orderHistory(order.id).at(-1)?.reason ?? null

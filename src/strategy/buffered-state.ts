@@ -14,7 +14,18 @@ export type StrategyStateStore = {
   getParsedStrategyState?: <Schema extends z.ZodType>(strategy: string, key: string, schema: Schema) => z.output<Schema> | undefined
   /** Optional: stores a value given as its JSON text (what `set` already wrote), so the store need not write it again. */
   setStrategyStateJson?: (strategy: string, key: string, json: string) => void
+  /**
+   * Optional: one handler's writes, applied all or none (the journal: in one transaction), so that keys a strategy
+   * keeps in step never disagree after a crash. Without it, each write is applied on its own.
+   */
+  writeStrategyStates?: (strategy: string, writes: readonly StrategyStateWrite[]) => void
 }
+
+/** One key's change of a handler's writes: a value (JSON, bigints as strings), its JSON text, or a delete. */
+export type StrategyStateWrite =
+  | { key: string; kind: 'value'; value: unknown }
+  | { key: string; kind: 'json'; json: string }
+  | { key: string; kind: 'delete' }
 
 export type BufferedState = {
   state: StrategyState
@@ -79,21 +90,33 @@ export class HandlerState implements StrategyState {
   }
 
   commit(): void {
-    if (this.#pending === undefined) return
+    const pending = this.#pending
+    if (pending === undefined || pending.size === 0) return
     const store = this.#store
-    for (const [key, value] of this.#pending) {
+    if (pending.size > 1 && store.writeStrategyStates !== undefined) {
+      const writes: StrategyStateWrite[] = []
+      for (const [key, value] of pending) {
+        if (value === deleted) writes.push({ key, kind: 'delete' })
+        else if (value instanceof JsonText) writes.push({ key, kind: 'json', json: value.text })
+        else writes.push({ key, kind: 'value', value })
+      }
+      store.writeStrategyStates(this.#strategy, writes)
+      pending.clear()
+      return
+    }
+    for (const [key, value] of pending) {
       if (value === deleted) store.deleteStrategyState(this.#strategy, key)
       else if (!(value instanceof JsonText)) store.setStrategyState(this.#strategy, key, value)
       else if (store.setStrategyStateJson !== undefined) store.setStrategyStateJson(this.#strategy, key, value.text)
       else store.setStrategyState(this.#strategy, key, JSON.parse(value.text))
     }
-    this.#pending.clear()
+    pending.clear()
   }
 }
 
 /**
  * The state one handler call sees: reads fall through to the journal, writes wait in memory until `commit`, so a
- * handler that fails leaves the stored state as it was. Values round-trip through JSON on `set`, as the journal keeps them.
+ * handler that fails leaves the stored state as it was (and a store with writeStrategyStates takes them all or none). Values round-trip through JSON on `set`, as the journal keeps them.
  */
 export function createBufferedState(store: StrategyStateStore, strategy: string): BufferedState {
   const state = new HandlerState(store, strategy)

@@ -27,6 +27,11 @@ export function createMemoryStateStore(): StrategyStateStore & { keys: (strategy
   }
   const setJson = (strategy: string, name: string, text: string) =>
     valuesOf(strategy).set(name, { text, primitive: false, value: undefined })
+  const setStrategyState = (strategy: string, name: string, value: unknown) => {
+    if (isJsonPrimitive(value) || value === undefined) valuesOf(strategy).set(name, { text: '', primitive: true, value })
+    else setJson(strategy, name, JSON.stringify(value))
+  }
+  const deleteStrategyState = (strategy: string, name: string) => strategies.get(strategy)?.delete(name) ?? false
   return {
     getStrategyState: (strategy, name) => {
       const stored = strategies.get(strategy)?.get(name)
@@ -45,12 +50,17 @@ export function createMemoryStateStore(): StrategyStateStore & { keys: (strategy
       }
       return cloneData(output) as z.output<Schema>
     },
-    setStrategyState: (strategy, name, value) => {
-      if (isJsonPrimitive(value) || value === undefined) valuesOf(strategy).set(name, { text: '', primitive: true, value })
-      else setJson(strategy, name, JSON.stringify(value))
-    },
+    setStrategyState,
     setStrategyStateJson: setJson,
-    deleteStrategyState: (strategy, name) => strategies.get(strategy)?.delete(name) ?? false,
+    deleteStrategyState,
+    // Nothing here can fail halfway: the writes one after another are all or none.
+    writeStrategyStates: (strategy, writes) => {
+      for (const write of writes) {
+        if (write.kind === 'delete') deleteStrategyState(strategy, write.key)
+        else if (write.kind === 'json') setJson(strategy, write.key, write.json)
+        else setStrategyState(strategy, write.key, write.value)
+      }
+    },
     keys: (strategy) => [...(strategies.get(strategy)?.keys() ?? [])],
   }
 }

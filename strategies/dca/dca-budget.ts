@@ -1,12 +1,14 @@
 import type { DcaPrice } from './dca-config.js'
-import type { OrderRecord } from './dca-state.js'
+
+/** What the budget reads of an order record (dca-state.ts). */
+type BudgetRecord = { phase: string; orderStatus: string | null; totalSrcAmount: bigint; spent: bigint }
 
 /**
  * What one order holds of the budget: its whole total until it is settled; once settled, what its fills spent (the
  * total when it COMPLETED: every slice was taken). A fill heard after settlement still counts. A placement that failed
  * without an order holds nothing (it has no fills).
  */
-export function committedBy(record: Pick<OrderRecord, 'phase' | 'orderStatus' | 'totalSrcAmount' | 'spent'>): bigint {
+export function committedBy(record: BudgetRecord): bigint {
   if (record.phase === 'failed') return record.spent
   if (record.phase === 'settled' && record.orderStatus !== 'COMPLETED') return record.spent
   // Unsettled or COMPLETED: the whole total (fills above it, which a TWAP cannot have, would still count).
@@ -15,7 +17,7 @@ export function committedBy(record: Pick<OrderRecord, 'phase' | 'orderStatus' | 
 }
 
 /** The budget taken by the schedule's orders, settled or not. */
-export function committedAmount(records: readonly Pick<OrderRecord, 'phase' | 'orderStatus' | 'totalSrcAmount' | 'spent'>[]): bigint {
+export function committedAmount(records: readonly BudgetRecord[]): bigint {
   return records.reduce((sum, record) => sum + committedBy(record), 0n)
 }
 

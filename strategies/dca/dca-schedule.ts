@@ -244,7 +244,7 @@ export function advanceSchedule(schedule: DcaState, parameters: AdvanceScheduleP
     }),
   }
   if (next.orders.some(isActive)) return { schedule: next, requests: [] }
-  const committed = committedAmount(next.orders)
+  const committed = scheduleCommitted(next)
   const remaining = remainingBudget(config.budget, committed)
   const slotsLeft = config.orders - next.nextSlot
   const amount = slotsLeft > 0 ? nextOrderAmount({ remaining, slotsLeft, slicesPerOrder: config.slicesPerOrder }) : 0n
@@ -338,15 +338,21 @@ export type ScheduleSummary = {
   finished: boolean
 }
 
+/** The budget the schedule's orders take, the settled ones kept apart included. */
+export function scheduleCommitted(schedule: DcaState): bigint {
+  return committedAmount(schedule.orders) + schedule.settled.committed
+}
+
 /** Where the schedule stands, for logs and tests. */
 export function summarizeSchedule(schedule: DcaState, budget: bigint): ScheduleSummary {
-  const committed = committedAmount(schedule.orders)
+  const committed = scheduleCommitted(schedule)
+  const { settled } = schedule
   return {
     committed,
     remaining: remainingBudget(budget, committed),
-    spent: schedule.orders.reduce((sum, record) => sum + record.spent, 0n),
-    received: schedule.orders.reduce((sum, record) => sum + record.received, 0n),
-    ordersPlaced: schedule.orders.filter((record) => record.phase !== 'failed').length,
+    spent: schedule.orders.reduce((sum, record) => sum + record.spent, settled.spent),
+    received: schedule.orders.reduce((sum, record) => sum + record.received, settled.received),
+    ordersPlaced: schedule.orders.filter((record) => record.phase !== 'failed').length + settled.orders,
     placementsFailed: schedule.orders.filter((record) => record.phase === 'failed').length,
     slotsSkipped: schedule.skipped.length,
     finished: schedule.finishedAt !== null,

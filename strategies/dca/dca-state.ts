@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { StrategyState } from '../../src/index.js'
+import { committedBy } from './dca-budget.js'
 
 // What the dca strategy keeps in its journal state. Amounts are stored as decimal strings (state is JSON) and read
 // back as bigint; times are clock ms.
@@ -55,6 +56,24 @@ const skipRecordSchema = z.object({ slot: z.number().int().min(0), at: z.number(
 
 export type SkipRecord = z.output<typeof skipRecordSchema>
 
+/**
+ * The schedule's settled orders, summed up: their records are kept apart (readSettledOrders), so that the handlers,
+ * which run on every fill and status change, read and write only the orders still moving.
+ */
+function noneSettled(): SettledSummary {
+  return { orders: 0, committed: 0n, spent: 0n, received: 0n }
+}
+
+const settledSummarySchema = z.object({
+  orders: z.number().int().min(0),
+  /** What the settled orders hold of the budget (committedBy of each). */
+  committed: amountSchema,
+  spent: amountSchema,
+  received: amountSchema,
+})
+
+export type SettledSummary = z.output<typeof settledSummarySchema>
+
 export const dcaStateSchema = z.object({
   /** The next slot of the schedule (0 … orders − 1) to place or skip. */
   nextSlot: z.number().int().min(0),
@@ -64,8 +83,11 @@ export const dcaStateSchema = z.object({
   pausedSince: z.number().int().nullable(),
   /** Clock ms when the schedule ended (every slot placed or skipped and every order settled). */
   finishedAt: z.number().int().nullable(),
+  /** The orders not yet settled (and, in a schedule read whole or stored before settled orders were kept apart, the settled ones). */
   orders: z.array(orderRecordSchema),
   skipped: z.array(skipRecordSchema),
+  /** The settled orders kept apart (none in a schedule read whole, or stored before they were kept apart). */
+  settled: settledSummarySchema.default(noneSettled),
 })
 
 export type DcaState = z.output<typeof dcaStateSchema>
@@ -75,20 +97,69 @@ const guardQuoteSchema = z.object({ srcAmount: amountSchema, destAmount: amountS
 /** The latest quote of one slice, as the guard reads it. */
 export type GuardQuote = z.output<typeof guardQuoteSchema>
 
+const settledOrdersSchema = z.array(orderRecordSchema)
+
 const scheduleKey = 'schedule'
+const settledOrdersKey = 'settledOrders'
 const guardQuoteKey = 'guardQuote'
 const wakeKey = 'wakeAt'
 
 export function emptyDcaState(): DcaState {
-  return { nextSlot: 0, nextDueAt: null, pausedSince: null, finishedAt: null, orders: [], skipped: [] }
+  return { nextSlot: 0, nextDueAt: null, pausedSince: null, finishedAt: null, orders: [], skipped: [], settled: noneSettled() }
 }
 
+/** The schedule as the handlers move it: the orders not yet settled, the settled ones summed up in `settled`. */
 export function readDcaState(state: StrategyState): DcaState {
   return state.get(scheduleKey, dcaStateSchema) ?? emptyDcaState()
 }
 
+/** The settled orders kept apart from the schedule, in the order they settled. */
+export function readSettledOrders(state: StrategyState): OrderRecord[] {
+  return state.get(settledOrdersKey, settledOrdersSchema) ?? []
+}
+
+/**
+ * The schedule with every order, the settled ones included (`settled` is then none): for an event of an order that
+ * settled already, and for what reads the whole schedule (a restart's replay, the summary).
+ */
+export function readWholeDcaState(state: StrategyState, schedule: DcaState = readDcaState(state)): DcaState {
+  if (schedule.settled.orders === 0) return schedule
+  return { ...schedule, orders: sortedByPlacement([...readSettledOrders(state), ...schedule.orders]), settled: noneSettled() }
+}
+
+/** Placement order: slot by slot, each slot's attempts in turn (the order in which the schedule appends records). */
+function sortedByPlacement(records: OrderRecord[]): OrderRecord[] {
+  return records.sort((left, right) => left.slot - right.slot || left.attempt - right.attempt)
+}
+
+/**
+ * A settled order that the schedule's moves no longer look at: not of the latest slot placed (whose placements the
+ * next attempt's key counts, and which a failed placement places again).
+ */
+function isKeptApart(record: OrderRecord, schedule: DcaState): boolean {
+  return record.phase === 'settled' && record.slot < schedule.nextSlot - 1
+}
+
+/**
+ * Keeps the schedule. Orders that settled since it was read move to the settled orders (isKeptApart), and their
+ * figures to `settled`: a schedule read whole (`settled` none) holds every settled order, which are then all there is
+ * of them. Both keys are written by the same handler, which the journal commits at once.
+ */
 export function writeDcaState(state: StrategyState, value: DcaState): void {
-  state.set(scheduleKey, value)
+  if (!value.orders.some((record) => isKeptApart(record, value))) {
+    state.set(scheduleKey, value)
+    return
+  }
+  const moving = value.orders.filter((record) => isKeptApart(record, value))
+  const kept = value.settled.orders === 0 ? [] : readSettledOrders(state)
+  const settled = { ...value.settled, orders: value.settled.orders + moving.length }
+  for (const record of moving) {
+    settled.committed += committedBy(record)
+    settled.spent += record.spent
+    settled.received += record.received
+  }
+  state.set(settledOrdersKey, [...kept, ...moving])
+  state.set(scheduleKey, { ...value, orders: value.orders.filter((record) => !isKeptApart(record, value)), settled })
 }
 
 export function readGuardQuote(state: StrategyState): GuardQuote | undefined {

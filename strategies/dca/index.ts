@@ -12,7 +12,23 @@ import {
   wakeTimeOf,
 } from './dca-schedule.js'
 
-import { type DcaState, readDcaState, readGuardQuote, readWakeTime, writeDcaState, writeGuardQuote, writeWakeTime } from './dca-state.js'
+import {
+  type DcaState,
+  readDcaState,
+  readGuardQuote,
+  readWakeTime,
+  readWholeDcaState,
+  writeDcaState,
+  writeGuardQuote,
+  writeWakeTime,
+} from './dca-state.js'
+
+/** The schedule an event of the intent `intentId` moves: read whole when its order is one of the settled ones kept apart. */
+function scheduleOf(context: StrategyContext<DcaConfig>, intentId: string): DcaState {
+  const schedule = readDcaState(context.state)
+  if (schedule.orders.some((record) => record.intentId === intentId)) return schedule
+  return readWholeDcaState(context.state, schedule)
+}
 
 /** Moves the schedule on from `schedule` and keeps the result; returns what to ask for. */
 function advance(context: StrategyContext<DcaConfig>, schedule: DcaState): StrategyOutput {
@@ -61,7 +77,8 @@ function settleAndAdvance(context: StrategyContext<DcaConfig>, trigger: 'quote' 
  * nor told failed by then is given up; its amount stays committed, so a late order cannot exceed the budget).
  *
  * Restart: the whole schedule (slot, due time, every order with its fills, skipped slots, failed placements) is journal
- * state. On start, orders asked for but never seen are asked for again with the same key and content, hence the same
+ * state; the orders settled before the latest slot are kept under a key of their own, summed up in the schedule, so
+ * that a fill or a status change reads and writes only the orders still moving. On start, orders asked for but never seen are asked for again with the same key and content, hence the same
  * intent id (the executor places an intent once, and answers one that failed meanwhile with its failure); nothing
  * else is emitted twice.
  *
@@ -107,16 +124,17 @@ export default defineStrategy({
     return settleAndAdvance(context, 'quote')
   },
   onTimer: (_event, context) => settleAndAdvance(context, 'timer'),
-  onOrderUpdate: (event, context) => advance(context, applyOrderUpdate(readDcaState(context.state), event, context.now(), context.logger)),
+  onOrderUpdate: (event, context) =>
+    advance(context, applyOrderUpdate(scheduleOf(context, event.order.intentId), event, context.now(), context.logger)),
   onIntentResult: (event, context) => {
-    const { config, now, logger, state } = context
-    const schedule = readDcaState(state)
+    const { config, now, logger } = context
+    const schedule = scheduleOf(context, event.intentId)
     const next = applyIntentResult(schedule, event, { config, now: now(), logger })
     // Accepted and other results change nothing: the schedule is not even written.
     return next === schedule ? [] : advance(context, next)
   },
   onFill: (event, context) => {
-    const schedule = applyFill(readDcaState(context.state), event, context.logger)
+    const schedule = applyFill(scheduleOf(context, event.order.intentId), event, context.logger)
     writeDcaState(context.state, schedule)
     writeWakeTime(context.state, wakeTimeOf(schedule, context.config, context.now(), readGuardQuote(context.state)))
   },

@@ -125,6 +125,22 @@ describe('appendOrderEvents fills', () => {
     ])
   })
 
+  it('gives the fills recorded after a given one, in order, and none after the last', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'f9')
+    recordSampleOrder(journal, 'f10')
+    journal.appendOrderEvents([fill('f9', 20), fill('f10', 21), fill('f9', 22), fill('f9', 23)])
+    const all = journal.fillsOf('f9')
+    expect(all.map((recorded) => recorded.txHash)).toEqual([txHash(20), txHash(22), txHash(23)])
+    const [first, second, third] = all.map((recorded) => recorded.id)
+    expect(journal.fillsOf('f9', 0)).toEqual(all)
+    expect(journal.fillsOf('f9', first).map((recorded) => recorded.id)).toEqual([second, third])
+    // An id between two of the order's fills (another order's) stops the walk there too.
+    expect(journal.fillsOf('f9', (second ?? 0) - 1).map((recorded) => recorded.id)).toEqual([second, third])
+    expect(journal.fillsOf('f9', third)).toEqual([])
+    expect(journal.fillsOf('unknown', 0)).toEqual([])
+  })
+
   it('counts a fill repeated from an earlier batch as no change', () => {
     const { journal } = context
     recordSampleOrder(journal, 'f4')

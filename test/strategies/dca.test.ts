@@ -13,12 +13,13 @@ import { type Journal, openJournal } from '../../src/journal/journal.js'
 import { createLogger } from '../../src/log/logger.js'
 import { type Bot, createBot } from '../../src/runtime/bot.js'
 import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
+import { createBufferedState } from '../../src/strategy/buffered-state.js'
 import { createSafeStrategy, type StrategyRun } from '../../src/strategy/safe-strategy.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { committedAmount, minDestAmountPerSlice, nextOrderAmount } from '../../strategies/dca/dca-budget.js'
 import { dcaConfigSchema } from '../../strategies/dca/dca-config.js'
 import { summarizeSchedule } from '../../strategies/dca/dca-schedule.js'
-import { type DcaState, dcaStateSchema } from '../../strategies/dca/dca-state.js'
+import { type DcaState, readWholeDcaState } from '../../strategies/dca/dca-state.js'
 import dca from '../../strategies/dca/index.js'
 import { checkPriceGuard } from '../../strategies/dca/price-guard.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
@@ -96,7 +97,11 @@ function createHarness(config: Record<string, unknown>, shared?: { journal: Jour
     clock,
     journal,
     strategy,
-    schedule: (): DcaState => dcaStateSchema.parse(journal.getStrategyState('dca', 'schedule')),
+    schedule: (): DcaState => {
+      const schedule = scheduleIn(journal, 'dca')
+      if (!schedule) throw new Error('the dca keeps no schedule yet')
+      return schedule
+    },
     start: async () => intentsOf(await strategy.start()),
     timer: async () => intentsOf(await strategy.handleTimer(strategy.timers[0] ?? 0)),
     /** A quote of the subscribed slice giving `destAmount`. */
@@ -277,6 +282,72 @@ describe('dca schedule', () => {
     const third = only(await h.timer())
     expect(third.totalSrcAmount).toBe(834n)
     expect(committedAmount(h.schedule().orders)).toBe(1000n)
+  })
+
+  it('keeps the orders settled before the latest slot apart, and counts a late fill of one of them once', async () => {
+    const h = createHarness({ ...baseConfig, orders: 4, periodSeconds: 480 })
+    const placed: Extract<Intent, { kind: 'twap-sell' }>[] = [only(await h.start())]
+    for (let slot = 0; slot < 3; slot++) {
+      const order = placed[slot] as (typeof placed)[number]
+      await h.fill(order, order.totalSrcAmount / 2n, 3n)
+      await h.fill(order, order.totalSrcAmount - order.totalSrcAmount / 2n, 4n, 100 + slot)
+      h.clock.advance(120_000)
+      placed.push(only(await h.update(order, 'COMPLETED')))
+    }
+    // Slots 0 to 2 settled before the latest placed (3): kept apart, summed up in the schedule.
+    const stored = h.journal.getStrategyState('dca', 'schedule') as { orders: { slot: number }[]; settled: Record<string, unknown> }
+    expect(stored.orders.map((record) => record.slot)).toEqual([3])
+    expect(stored.settled).toEqual({ orders: 3, committed: '750', spent: '750', received: '21' })
+    const apart = h.journal.getStrategyState('dca', 'settledOrders') as { slot: number; key: string }[]
+    expect(apart.map((record) => [record.slot, record.key])).toEqual([
+      [0, 'twap-0'],
+      [1, 'twap-1'],
+      [2, 'twap-2'],
+    ])
+    // The whole schedule reads as before: every order, in placement order.
+    expect(h.schedule().orders.map((record) => record.key)).toEqual(['twap-0', 'twap-1', 'twap-2', 'twap-3'])
+    expect(committedAmount(h.schedule().orders)).toBe(1000n)
+    // A fill of slot 0 heard again (a restart's redelivery) changes nothing; a new one is counted against the budget.
+    const first = placed[0] as (typeof placed)[number]
+    await h.fill(first, 1n, 1n, 100)
+    expect(summarizeSchedule(h.schedule(), 1000n)).toMatchObject({ committed: 1000n, spent: 750n, ordersPlaced: 4 })
+    await h.fill(first, 10n, 1n, 900)
+    expect(h.schedule().orders[0]).toMatchObject({ spent: 260n, fillIds: [1, 100, 900] })
+    expect(summarizeSchedule(h.schedule(), 1000n)).toMatchObject({ committed: 1010n, spent: 760n, received: 22n })
+    // The late fill moved the record back into the schedule read whole and out again on the write: still apart.
+    expect((h.journal.getStrategyState('dca', 'settledOrders') as unknown[]).length).toBe(3)
+  })
+
+  it('reads a schedule stored with every settled order in it, and keeps them apart from its next write', async () => {
+    const h = createHarness({ ...baseConfig, orders: 4, periodSeconds: 480 })
+    const placed: Extract<Intent, { kind: 'twap-sell' }>[] = [only(await h.start())]
+    for (let slot = 0; slot < 3; slot++) {
+      const order = placed[slot] as (typeof placed)[number]
+      await h.fill(order, order.totalSrcAmount, 5n)
+      h.clock.advance(120_000)
+      placed.push(only(await h.update(order, 'COMPLETED')))
+    }
+    const whole = h.schedule()
+    // The stored form of before: one key, every order in it, no settled summary.
+    const toJson = (value: unknown) =>
+      JSON.parse(JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? String(inner) : inner)))
+    const { settled: _settled, ...before } = toJson(whole) as Record<string, unknown>
+    h.journal.setStrategyState('dca', 'schedule', before)
+    h.journal.deleteStrategyState('dca', 'settledOrders')
+    const restarted = createHarness({ ...baseConfig, orders: 4, periodSeconds: 480 }, h)
+    const last = placed[3] as (typeof placed)[number]
+    // The latest order was never seen: asked for again, as it was.
+    expect(only(await restarted.start()).id).toBe(last.id)
+    expect(summarizeSchedule(restarted.schedule(), 1000n)).toEqual(summarizeSchedule(whole, 1000n))
+    await restarted.fill(last, last.totalSrcAmount, 5n)
+    expect(await restarted.update(last, 'COMPLETED')).toEqual([])
+    expect((h.journal.getStrategyState('dca', 'settledOrders') as { slot: number }[]).map((record) => record.slot)).toEqual([0, 1, 2])
+    expect(summarizeSchedule(restarted.schedule(), 1000n)).toMatchObject({
+      committed: 1000n,
+      spent: 1000n,
+      ordersPlaced: 4,
+      finished: true,
+    })
   })
 
   it('counts a fill delivered twice once', async () => {
@@ -618,9 +689,10 @@ async function waitFor<T>(read: () => T | undefined, timeoutMs: number, what: st
   }
 }
 
+/** The whole schedule as the journal holds it: the settled orders kept apart under their own key included. */
 function scheduleIn(journal: Journal, name: string): DcaState | undefined {
-  const value = journal.getStrategyState(name, 'schedule')
-  return value === undefined ? undefined : dcaStateSchema.parse(value)
+  if (journal.getStrategyState(name, 'schedule') === undefined) return undefined
+  return readWholeDcaState(createBufferedState(journal, name).state)
 }
 
 describe('dca on the sandbox', () => {

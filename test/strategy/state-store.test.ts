@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { openJournal } from '../../src/journal/journal.js'
@@ -5,6 +6,7 @@ import { createBufferedState, type StrategyStateStore } from '../../src/strategy
 import { cloneData } from '../../src/strategy/clone-data.js'
 import { createMemoryStateStore } from '../../src/strategy/memory-state-store.js'
 import { ManualClock } from '../../src/time/clock.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 const amount = z
   .string()
@@ -85,6 +87,40 @@ describe.each(stores)('strategy state in %s', (_name, open) => {
     handle(store, (state) => state.set('record', { total: '3', fills: [], note: null }))
     expect(handle(store, (state) => state.delete('record'))).toBe(true)
     expect(handle(store, (state) => [state.get('record'), state.get('record', recordSchema)])).toEqual([undefined, undefined])
+  })
+})
+
+describe('strategy state in the journal', () => {
+  it('writes one handler’s keys all or none: a write refused halfway leaves every key as it was', () => {
+    const directory = createTempDirectory('deltaflow-state-')
+    const file = directory.path('journal.sqlite')
+    const journal = openJournal({ file, clock: new ManualClock(0) })
+    try {
+      handle(journal, (state) => {
+        state.set('schedule', { total: '1', fills: [], note: null })
+        state.set('settled', [1])
+      })
+      // Another connection makes SQLite refuse one key: the handler's first write must not stay.
+      const other = new BetterSqlite3(file)
+      other.exec(
+        `CREATE TRIGGER refuse_settled BEFORE UPDATE ON strategy_state WHEN new.key = 'settled'
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+      )
+      other.close()
+      expect(() =>
+        handle(journal, (state) => {
+          state.set('schedule', { total: '2', fills: [7], note: null })
+          state.set('settled', [1, 2])
+        }),
+      ).toThrow(/refused by the test/)
+      expect(handle(journal, (state) => [state.get('schedule', recordSchema), state.get('settled')])).toEqual([
+        { total: 1n, fills: [], note: null },
+        [1],
+      ])
+    } finally {
+      journal.close()
+      directory.cleanup()
+    }
   })
 })
 
