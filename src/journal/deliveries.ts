@@ -14,6 +14,9 @@ export type OrderDelivery = {
   orderStatus: string
   fillsHead: number
   refundCount: number
+  /** With orderStatus, the order's fields that change after it is recorded: what its view is made of besides. */
+  orderVenueId: string | null
+  orderUpdatedAt: number
 }
 
 export type MarkDeliveredParameters =
@@ -34,10 +37,12 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
       orderStatus: string
       fillsHead: number | null
       refundCount: number
+      orderVenueId: string | null
+      orderUpdatedAt: number
     }
   >(
     `SELECT orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds,
-       orders.status AS orderStatus, orders.fills_head AS fillsHead,
+       orders.status AS orderStatus, orders.fills_head AS fillsHead, orders.venue_id AS orderVenueId, orders.updated_at AS orderUpdatedAt,
        (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id) AS refundCount
      FROM orders LEFT JOIN order_deliveries AS d ON d.order_id = orders.id
      WHERE orders.strategy = ? AND (d.order_id IS NULL OR orders.open = 1 OR d.status IS NOT orders.status)
@@ -62,6 +67,8 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
       orderStatus: row.orderStatus,
       fillsHead: row.fillsHead ?? 0,
       refundCount: row.refundCount,
+      orderVenueId: row.orderVenueId,
+      orderUpdatedAt: row.orderUpdatedAt,
     }))
   }
 

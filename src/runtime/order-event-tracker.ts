@@ -1,4 +1,6 @@
+import type { OrderView } from '../domain/order-views.js'
 import type { Journal } from '../journal/journal.js'
+import { deepFreeze } from '../strategy/frozen-copy.js'
 import type { FillEvent, OrderUpdateEvent, RefundEvent } from '../strategy/strategy-events.js'
 import { toFillView, toOrderView, toRefundView } from './order-views.js'
 
@@ -29,9 +31,16 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
   const statuses = new Map<string, string>()
   const lastFillIds = new Map<string, number>()
   const refundCounts = new Map<string, number>()
+  /**
+   * The view last made of each order of the previous pass, with what it was made of among the fields that change
+   * (status, venue id, update time; the rest is fixed when the order is recorded): an order whose fields are as they
+   * were is not read again for its next fill. Views are deeply frozen, so every event may share them.
+   */
+  let views = new Map<string, { version: string; view: OrderView }>()
 
   function collect(): StrategyOrderEvent[] {
     const events: StrategyOrderEvent[] = []
+    const seen = new Map<string, { version: string; view: OrderView }>()
     for (const strategy of strategies) {
       for (const delivery of journal.pendingDeliveries(strategy)) {
         const { orderId } = delivery
@@ -40,46 +49,49 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
         const told = statuses.get(orderId) ?? delivery.status
         // Nothing new since it was last told or collected: the order is not read (most open orders, most ticks).
         if (delivery.fillsHead <= lastFillId && delivery.refundCount <= refundsTold && told === delivery.orderStatus) continue
-        const order = journal.getOrder({ id: orderId })
-        if (!order) continue
-        let view: ReturnType<typeof toOrderView> | undefined
-        const orderView = () => {
-          view ??= toOrderView(order)
-          return view
+        const version = `${delivery.orderStatus}\u0000${delivery.orderVenueId ?? ''}\u0000${delivery.orderUpdatedAt}`
+        let known = views.get(orderId) ?? seen.get(orderId)
+        if (known?.version !== version) {
+          const order = journal.getOrder({ id: orderId })
+          if (!order) continue
+          known = { version, view: deepFreeze(toOrderView(order)) as OrderView }
         }
-        for (const fill of journal.fillsOf(order.id, lastFillId)) {
-          lastFillIds.set(order.id, Math.max(lastFillIds.get(order.id) ?? 0, fill.id))
+        seen.set(orderId, known)
+        const { view } = known
+        for (const fill of journal.fillsOf(orderId, lastFillId)) {
+          lastFillIds.set(orderId, Math.max(lastFillIds.get(orderId) ?? 0, fill.id))
           events.push({
             strategy,
             type: 'fill',
-            event: { order: orderView(), fill: toFillView(fill) },
-            acknowledge: () => journal.markDelivered({ orderId: order.id, fillId: fill.id }),
+            event: deepFreeze({ order: view, fill: toFillView(fill) }) as FillEvent,
+            acknowledge: () => journal.markDelivered({ orderId, fillId: fill.id }),
           })
         }
-        const refunds = delivery.refundCount > refundsTold ? journal.refundsOf(order.id) : []
+        const refunds = delivery.refundCount > refundsTold ? journal.refundsOf(orderId) : []
         refunds.slice(refundsTold).forEach((refund, index) => {
           const count = refundsTold + index + 1
-          refundCounts.set(order.id, count)
+          refundCounts.set(orderId, count)
           events.push({
             strategy,
             type: 'refund',
-            event: { order: orderView(), refund: toRefundView(refund) },
-            acknowledge: () => journal.markDelivered({ orderId: order.id, refunds: count }),
+            event: deepFreeze({ order: view, refund: toRefundView(refund) }) as RefundEvent,
+            acknowledge: () => journal.markDelivered({ orderId, refunds: count }),
           })
         })
-        if (told !== order.status) {
-          statuses.set(order.id, order.status)
-          const reason = journal.orderHistory(order.id).at(-1)?.reason ?? null
-          const status = order.status
+        if (told !== view.status) {
+          const { status } = view
+          statuses.set(orderId, status)
+          const reason = journal.orderHistory(orderId).at(-1)?.reason ?? null
           events.push({
             strategy,
             type: 'orderUpdate',
-            event: { order: orderView(), reason },
-            acknowledge: () => journal.markDelivered({ orderId: order.id, status }),
+            event: deepFreeze({ order: view, reason }) as OrderUpdateEvent,
+            acknowledge: () => journal.markDelivered({ orderId, status }),
           })
         }
       }
     }
+    views = seen
     return events
   }
 

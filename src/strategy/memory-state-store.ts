@@ -5,9 +5,9 @@ import { isJsonPrimitive } from './json-primitive.js'
 
 /**
  * A stored value: its JSON, or the value itself when it is a primitive (nothing can change it, so it is shared); and
- * what schemas made of it, kept until the value changes.
+ * what the schema it was last read through made of it, kept until the value changes.
  */
-type Stored = { text: string; primitive: boolean; value: unknown; parsed?: WeakMap<z.ZodType, unknown> }
+type Stored = { text: string; primitive: boolean; value: unknown; schema?: z.ZodType; parsed?: unknown }
 
 /**
  * Strategy state kept in memory (a backtest or a test has no restart to survive): JSON in, fresh JSON out, as the
@@ -42,13 +42,12 @@ export function createMemoryStateStore(): StrategyStateStore & { keys: (strategy
       const stored = strategies.get(strategy)?.get(name)
       if (stored === undefined) return undefined
       if (stored.primitive) return stored.value === undefined ? undefined : (schema.parse(stored.value) as z.output<Schema>)
-      stored.parsed ??= new WeakMap()
-      let output = stored.parsed.get(schema)
-      if (output === undefined) {
-        output = schema.parse(JSON.parse(stored.text))
-        stored.parsed.set(schema, output)
+      // A value is read through one schema (its strategy's): the last one's output is kept.
+      if (stored.schema !== schema) {
+        stored.parsed = schema.parse(JSON.parse(stored.text))
+        stored.schema = schema
       }
-      return cloneData(output) as z.output<Schema>
+      return cloneData(stored.parsed) as z.output<Schema>
     },
     setStrategyState,
     setStrategyStateJson: setJson,

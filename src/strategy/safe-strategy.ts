@@ -157,13 +157,16 @@ export function createSafeStrategy<Schema extends z.ZodType>(
    */
   function deliverNow(handler: StrategyHandlerName, event: unknown = noEvent): StrategyRun | Promise<StrategyRun> {
     const run = queue === undefined ? invoke(handler, event) : queue.then(() => invoke(handler, event))
-    if (run instanceof Promise) {
-      queue = run
-      const release = () => {
-        if (queue === run) queue = undefined
-      }
-      void run.then(release, release)
+    return run instanceof Promise ? hold(run) : run
+  }
+
+  /** A delivery that answered with a promise: the events after it wait until it settles. */
+  function hold(run: Promise<StrategyRun>): Promise<StrategyRun> {
+    queue = run
+    const release = () => {
+      if (queue === run) queue = undefined
     }
+    void run.then(release, release)
     return run
   }
 
@@ -211,13 +214,16 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     } catch (error) {
       return failed(handler, error)
     }
-    if (isThenable(output)) {
-      return Promise.resolve(output).then(
-        (value) => finish(handler, handlerContext, value),
-        (error: unknown) => failed(handler, error),
-      )
-    }
+    if (isThenable(output)) return settled(handler, handlerContext, output)
     return finish(handler, handlerContext, output)
+  }
+
+  /** What a handler's promise settles to, finished as a synchronous answer is. */
+  function settled(handler: StrategyHandlerName, handlerContext: HandlerContext, output: PromiseLike<unknown>): Promise<StrategyRun> {
+    return Promise.resolve(output).then(
+      (value) => finish(handler, handlerContext, value),
+      (error: unknown) => failed(handler, error),
+    )
   }
 
   /** What the handler answered: its intents, validated, and its state written; or a contained failure. */
@@ -242,13 +248,35 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     )
   }
 
-  const hearsQuotes = Reflect.get(definition, 'onQuote') !== undefined
+  const onQuote = Reflect.get(definition, 'onQuote') as LooseHandler | undefined
+  const quoteIntentIdOf = intentIdOf('onQuote')
   function offerQuote(quote: Quote): StrategyRun | Promise<StrategyRun> {
     if (!subscribedKeys.has(quote.key)) return notSubscribed
     stats.quotesOffered += 1
-    // A strategy without onQuote that has nothing running takes it as handled, as invoke would, without the call.
-    if (!hearsQuotes && queue === undefined && !stats.paused) return handledNothing
-    return deliverNow('onQuote', freezeCopy(quote))
+    if (queue !== undefined || stats.paused) return deliverNow('onQuote', freezeCopy(quote))
+    // Nothing running (most quotes of a replay): invoke's steps for onQuote, without its lookups by handler name.
+    // A strategy without onQuote takes the quote as handled, without the call.
+    if (onQuote === undefined) return handledNothing
+    stats.eventsHandled += 1
+    const handlerContext = new HandlerContext(shared, quoteIntentIdOf)
+    let output: unknown
+    try {
+      output = onQuote(freezeCopy(quote), handlerContext)
+    } catch (error) {
+      return failed('onQuote', error)
+    }
+    if (output === undefined || (Array.isArray(output) && output.length === 0)) {
+      // Asked for nothing: no intents to parse, only the state to write.
+      try {
+        handlerContext.commit()
+      } catch (error) {
+        return failed('onQuote', error)
+      }
+      stats.consecutiveFailures = 0
+      return handledNothing
+    }
+    if (isThenable(output)) return hold(settled('onQuote', handlerContext, output))
+    return finish('onQuote', handlerContext, output)
   }
 
   function offerTimer(intervalMs: number): StrategyRun | Promise<StrategyRun> {

@@ -51,6 +51,35 @@ describe('createOrderEventTracker', () => {
     expect(createOrderEventTracker(context.journal, ['sample']).collect()).toEqual([])
   })
 
+  it('gives every event the order as it stands, at the same clock time too, frozen', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    const tracker = createOrderEventTracker(journal, ['sample'])
+    const events = () =>
+      tracker.collect().map((collected) => {
+        collected.acknowledge()
+        return collected
+      })
+    expect(events().map(describeEvent)).toEqual(['orderUpdate:a:SIGNED'])
+    fillOrder('a', 1)
+    const [first] = events()
+    expect(first && describeEvent(first)).toBe('fill:a:SIGNED')
+    // Submitted and filled again at the same clock time: the next fill's order carries the venue id.
+    journal.markSubmitted('a', { venueId: 'venue-a' })
+    fillOrder('a', 2)
+    const [second] = events()
+    expect(second?.event.order).toMatchObject({ id: 'a', status: 'SIGNED', venueId: 'venue-a' })
+    // A status change and a fill at one time: both events show the new status.
+    journal.recordStatus({ orderId: 'a', status: 'ACTIVE' })
+    fillOrder('a', 3)
+    expect(events().map(describeEvent)).toEqual(['fill:a:ACTIVE', 'orderUpdate:a:ACTIVE'])
+    fillOrder('a', 4)
+    const [fourth] = events()
+    expect(fourth?.event.order.status).toBe('ACTIVE')
+    expect(Object.isFrozen(fourth?.event) && Object.isFrozen(fourth?.event.order)).toBe(true)
+    expect(fourth?.type === 'fill' && Object.isFrozen(fourth.event.fill)).toBe(true)
+  })
+
   it('skips orders of other strategies', () => {
     const { journal } = context
     recordSampleOrder(journal, 'a')

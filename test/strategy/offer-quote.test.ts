@@ -71,6 +71,40 @@ describe('offerQuote: the synchronous delivery path', () => {
     expect(heard).toEqual([])
   })
 
+  it('counts a handler that asked for nothing but whose state cannot be written as failed, and keeps nothing of it', () => {
+    const store = createMemoryStateStore()
+    const { writeStrategyStates: _atOnce, ...separately } = store
+    const refusing = {
+      ...separately,
+      setStrategyState: (strategy: string, key: string, value: unknown) => {
+        if (key === 'refused') throw new Error('disk full')
+        store.setStrategyState(strategy, key, value)
+      },
+    }
+    const definition = defineStrategy({
+      apiVersion: 1,
+      name: 'writer',
+      configSchema: z.object({}),
+      subscriptions: () => [exampleRequest],
+      onQuote: (quote, { state }) => {
+        state.set(quote.destAmount === 1n ? 'refused' : 'kept', 1)
+        return []
+      },
+    })
+    const strategy = createSafeStrategy(definition, {
+      config: {},
+      clock: new ManualClock(0),
+      journal: refusing,
+      logger: captureLogger().logger,
+    })
+    expect(strategy.offerQuote(sampleQuote(1n))).toMatchObject({ outcome: 'failed', paused: false })
+    expect(strategy.stats()).toMatchObject({ failures: 1, consecutiveFailures: 1, eventsHandled: 1 })
+    expect(store.keys('writer')).toEqual([])
+    expect(strategy.offerQuote(sampleQuote(2n))).toEqual({ outcome: 'handled', intents: [] })
+    expect(strategy.stats()).toMatchObject({ failures: 1, consecutiveFailures: 0, eventsHandled: 2 })
+    expect(store.keys('writer')).toEqual(['kept'])
+  })
+
   it('skips a quote of another request without counting it', () => {
     const strategy = recorder([])
     expect(strategy.offerQuote(sampleQuote(5n, { ...exampleRequest, amount: 7n }))).toEqual({
