@@ -419,7 +419,8 @@ export function createSimulatedVenue({
 
   function trySettleLimit(order: RestingOrder): boolean {
     if (clock.now() < order.activeAt) return false
-    const remaining = order.maxSrc - order.filledSrc
+    // Most resting orders have filled nothing: no bigint made per quote.
+    const remaining = order.filledSrc === 0n ? order.maxSrc : order.maxSrc - order.filledSrc
     let size = crosses(order, remaining) ? remaining : 0n
     if (size === 0n && order.partiallyFillable) {
       // The largest recorded size below what remains that crosses: the depth the quotes show at the limit.

@@ -81,8 +81,9 @@ export type SafeStrategy<Config = unknown> = {
 type LooseHandler = (...parameters: unknown[]) => unknown
 
 const notSubscribed: StrategyRun = Object.freeze({ outcome: 'skipped', reason: 'not subscribed' })
+const noIntents: Intent[] = Object.freeze([]) as unknown as Intent[]
 /** A handler that asked for nothing (most quotes): one shared, read-only answer. */
-const handledNothing: StrategyRun = Object.freeze({ outcome: 'handled', intents: Object.freeze([]) as unknown as Intent[] })
+const handledNothing: StrategyRun = Object.freeze({ outcome: 'handled', intents: noIntents })
 /** The event of a handler that takes none (onStart, onStop). */
 const noEvent = Symbol('no event')
 
@@ -229,7 +230,11 @@ export function createSafeStrategy<Schema extends z.ZodType>(
   /** What the handler answered: its intents, validated, and its state written; or a contained failure. */
   function finish(handler: StrategyHandlerName, handlerContext: HandlerContext, output: unknown): StrategyRun {
     try {
-      const intents = parseStrategyOutput({ output, strategy: name, handler, clock })
+      // Most handlers ask for nothing: no intents to parse.
+      const intents =
+        output === undefined || (Array.isArray(output) && output.length === 0)
+          ? noIntents
+          : parseStrategyOutput({ output, strategy: name, handler, clock })
       handlerContext.commit()
       stats.consecutiveFailures = 0
       if (intents.length === 0) return handledNothing
@@ -264,16 +269,6 @@ export function createSafeStrategy<Schema extends z.ZodType>(
       output = onQuote(freezeCopy(quote), handlerContext)
     } catch (error) {
       return failed('onQuote', error)
-    }
-    if (output === undefined || (Array.isArray(output) && output.length === 0)) {
-      // Asked for nothing: no intents to parse, only the state to write.
-      try {
-        handlerContext.commit()
-      } catch (error) {
-        return failed('onQuote', error)
-      }
-      stats.consecutiveFailures = 0
-      return handledNothing
     }
     if (isThenable(output)) return hold(settled('onQuote', handlerContext, output))
     return finish('onQuote', handlerContext, output)
