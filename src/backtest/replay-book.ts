@@ -50,6 +50,8 @@ export function pairKeyOf(pair: BookPair): string {
   return key
 }
 
+const noQuotes: readonly BookQuote[] = Object.freeze([])
+
 function pairOfRequest(request: ReplayRequest): BookPair {
   const { source, chainId, destChainId, srcToken, destToken, side } = request.request
   // A unified recording's quote counts for the mode that answered it; the book keeps it under `market` (its amounts
@@ -66,13 +68,16 @@ export function createReplayBook(clock: Clock) {
   const blocks: (QuoteBlock | undefined)[] = []
   const indexes: number[] = []
   const requests: ReplayRequest[] = []
-  const pairs = new Map<string, ReplayRequest[]>()
-  /** The pair key of each request id. */
+  /** The pairs seen, numbered as they appear: each one's requests (smallest size first), by its number. */
+  const pairNumbers = new Map<string, number>()
+  const pairRequests: ReplayRequest[][] = []
+  /** The pair key and the pair number of each request id. */
   const pairKeys: string[] = []
+  const pairOfId: number[] = []
   /** Each request's latest quote as read (amounts and all), until its next update. */
   const read: (BookQuote | undefined)[] = []
-  /** Each pair's latest quotes as read, until one of its requests has a new quote. */
-  const latestOfPair = new Map<string, readonly BookQuote[]>()
+  /** Each pair's latest quotes as read (by pair number), until one of its requests has a new quote. */
+  const latestOfPair: (readonly BookQuote[] | undefined)[] = []
   /** Request ids whose updates someone watches (resting orders priced against them). */
   const watched: boolean[] = []
 
@@ -82,13 +87,17 @@ export function createReplayBook(clock: Clock) {
     watched[request.id] = false
     const key = pairKeyOf(pairOfRequest(request))
     pairKeys[request.id] = key
-    const group = pairs.get(key)
-    if (group) {
-      group.push(request)
-      group.sort((a, b) => (a.request.amount < b.request.amount ? -1 : a.request.amount > b.request.amount ? 1 : 0))
-    } else {
-      pairs.set(key, [request])
+    let number = pairNumbers.get(key)
+    if (number === undefined) {
+      number = pairRequests.length
+      pairNumbers.set(key, number)
+      pairRequests.push([])
     }
+    pairOfId[request.id] = number
+    const group = pairRequests[number] as ReplayRequest[]
+    group.push(request)
+    group.sort((a, b) => (a.request.amount < b.request.amount ? -1 : a.request.amount > b.request.amount ? 1 : 0))
+    latestOfPair[number] = undefined
   }
 
   function quoteOf(id: number): BookQuote | undefined {
@@ -117,13 +126,14 @@ export function createReplayBook(clock: Clock) {
       blocks[id] = block
       indexes[id] = index
       read[id] = undefined
-      latestOfPair.delete(pairKeys[id] as string)
+      latestOfPair[pairOfId[id] as number] = undefined
       return id
     },
     isWatched: (id: number): boolean => watched[id] === true,
     /** Marks the requests of a pair as watched (their updates are reported by the replay to whoever asked). */
     watch(pair: BookPair): void {
-      for (const request of pairs.get(pairKeyOf(pair)) ?? []) watched[request.id] = true
+      const number = pairNumbers.get(pairKeyOf(pair))
+      for (const request of number === undefined ? [] : (pairRequests[number] as ReplayRequest[])) watched[request.id] = true
     },
     unwatchAll(): void {
       watched.fill(false)
@@ -137,16 +147,17 @@ export function createReplayBook(clock: Clock) {
      * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock.
      */
     quotesOf(pair: BookPair): readonly BookQuote[] {
-      const key = pairKeyOf(pair)
+      const number = pairNumbers.get(pairKeyOf(pair))
+      if (number === undefined) return noQuotes
       // Orders resting on one pair all ask after the same update: the answer holds until the pair's next update.
-      const cached = latestOfPair.get(key)
+      const cached = latestOfPair[number]
       if (cached !== undefined) return cached
       const quotes: BookQuote[] = []
-      for (const request of pairs.get(key) ?? []) {
+      for (const request of pairRequests[number] as ReplayRequest[]) {
         const quote = quoteOf(request.id)
         if (quote) quotes.push(quote)
       }
-      latestOfPair.set(key, quotes)
+      latestOfPair[number] = quotes
       return quotes
     },
     /** Every request seen so far. */

@@ -10,7 +10,7 @@ import { createExecutor, type ExecutionOutcome } from '../exec/executor/executor
 import { createExecutorContext, type ExecutorContext } from '../exec/executor/executor-context.js'
 import { type Quote, quoteRequestKey } from '../feed/quote.js'
 import { openJournal } from '../journal/journal.js'
-import { createLogger, type Logger } from '../log/logger.js'
+import { type Logger, silentLogger } from '../log/logger.js'
 import { deltaAddress, deltaChainIds, marketRouterAddress, rfqAddresses } from '../protocol/addresses.js'
 import { loadStrategyDefinitions } from '../runtime/load-strategies.js'
 import { createOrderEventTracker } from '../runtime/order-event-tracker.js'
@@ -107,7 +107,7 @@ export async function runBacktest({
 }: RunBacktestParameters): Promise<BacktestRun> {
   const { config } = document
   const settings = config.backtest
-  const logger = (parentLogger ?? createLogger({ level: 'silent' })).child({ unit: 'backtest' })
+  const logger = (parentLogger ?? silentLogger()).child({ unit: 'backtest' })
   const first = from ?? (await firstQuoteTime(source))
   if (first === undefined) throw new BacktestError(`${source.file} holds no quotes${from === undefined ? '' : ' in the range'}`)
   const start: number = first

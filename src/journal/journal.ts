@@ -8,6 +8,7 @@ import { createDeliveryStatements } from './deliveries.js'
 import { createFirmQuoteStatements } from './firm-quotes.js'
 import { createIntentStatements, type JournalIntent, type RecordIntentParameters } from './intents.js'
 import { JournalRecordNotFoundError } from './journal-errors.js'
+import { prepareLazily } from './lazy-statements.js'
 import { journalMigrations, migrateJournal } from './migrations.js'
 import { createModeChoiceStatements } from './mode-choices.js'
 import { createNotificationSourceStatements } from './notification-sources.js'
@@ -76,6 +77,8 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     db.close()
     throw error
   }
+  // An in-memory journal serves one run (a backtest, a trial): it prepares only the statements the run runs.
+  const endLazyPreparation = file === ':memory:' ? prepareLazily(db) : undefined
 
   const spendTotals = createSpendTotalStatements(db)
   const intents = createIntentStatements(db, clock, spendTotals)
@@ -123,7 +126,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     }
   }
 
-  return {
+  const journal = {
     file,
     schemaVersion: journalMigrations.length,
     recordIntent: db.transaction(({ modeChoice, ...intent }: RecordIntentParameters): JournalIntent => {
@@ -219,6 +222,8 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
       if (db.open) db.close()
     },
   }
+  endLazyPreparation?.()
+  return journal
 }
 
 /** The bytes of an empty journal with every migration applied, made once per process (thread). */

@@ -73,6 +73,17 @@ export function createLogger(
   return pino(loggerOptions, options.destination ?? pino.destination(2))
 }
 
+let silent: Logger | undefined
+
+/**
+ * A logger that logs nothing, made once per process: for what runs without a logger of the caller's (a backtest, an
+ * optimiser trial, a test harness), which would otherwise build one (and its stderr stream) on every run.
+ */
+export function silentLogger(): Logger {
+  silent ??= createLogger({ level: 'silent' })
+  return silent
+}
+
 const { chindingsSym } = pino.symbols
 
 /**

@@ -7,7 +7,7 @@ import { isJsonPrimitive } from './json-primitive.js'
  * A stored value: its JSON, or the value itself when it is a primitive (nothing can change it, so it is shared); and
  * what the schema it was last read through made of it, kept until the value changes.
  */
-type Stored = { text: string; primitive: boolean; value: unknown; schema?: z.ZodType; parsed?: unknown }
+type Stored = { text: string; primitive: boolean; value: unknown; schema: z.ZodType | undefined; parsed: unknown }
 
 /**
  * Strategy state kept in memory (a backtest or a test has no restart to survive): JSON in, fresh JSON out, as the
@@ -26,9 +26,11 @@ export function createMemoryStateStore(): StrategyStateStore & { keys: (strategy
     return values
   }
   const setJson = (strategy: string, name: string, text: string) =>
-    valuesOf(strategy).set(name, { text, primitive: false, value: undefined })
+    valuesOf(strategy).set(name, { text, primitive: false, value: undefined, schema: undefined, parsed: undefined })
   const setStrategyState = (strategy: string, name: string, value: unknown) => {
-    if (isJsonPrimitive(value) || value === undefined) valuesOf(strategy).set(name, { text: '', primitive: true, value })
+    // Every stored value has the same fields (one shape for the reads of every quote).
+    if (isJsonPrimitive(value) || value === undefined)
+      valuesOf(strategy).set(name, { text: '', primitive: true, value, schema: undefined, parsed: undefined })
     else setJson(strategy, name, JSON.stringify(value))
   }
   const deleteStrategyState = (strategy: string, name: string) => strategies.get(strategy)?.delete(name) ?? false
