@@ -105,7 +105,14 @@ export function createQueueExecutor({
       events.on('error', () => {})
       // Each trial waiting for its result listens for the queue's closing.
       queue.setMaxListeners(0)
-      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()])
+      try {
+        await Promise.race([Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), lost])
+      } catch (error) {
+        // Given up before BullMQ was ready: its connections would go on reconnecting.
+        await Promise.all([queue.disconnect().catch(() => {}), events.disconnect().catch(() => {})])
+        redis.disconnect()
+        throw error
+      }
       return { queue, events, redis, lost }
     })()
     return connected
@@ -136,16 +143,33 @@ export function createQueueExecutor({
     return { version, run, spec: { id, configFile, overrides, quotes: spec.quotes, from, to, seed }, config, quotes: { ...quotes, suffix } }
   }
 
+  /**
+   * A step of the run that talks to Redis: once the connection is given up, the run fails with `lost` (naming the
+   * address), not with what the step's command was told ("Connection is closed."), whichever comes first.
+   */
+  async function whileConnected<T>({ redis, lost }: Connected, step: Promise<T>): Promise<T> {
+    try {
+      return await Promise.race([step, lost, onClose])
+    } catch (error) {
+      if (redis.status === 'end' && !closed) return lost
+      throw error
+    }
+  }
+
   async function runOnQueue(specs: readonly TrialSpec[], onResult?: (result: TrialResult) => void): Promise<TrialResult[]> {
-    const { queue, events, redis, lost } = await Promise.race([connect(), onClose])
-    const jobs = await Promise.all(specs.map((spec) => jobOf(redis, spec)))
+    const connection = await Promise.race([connect(), onClose])
+    const { queue, events, redis, lost } = connection
+    const jobs = await whileConnected(connection, Promise.all(specs.map((spec) => jobOf(redis, spec))))
     const keep = { age: contentTtlSeconds }
-    const added = await queue.addBulk(
-      jobs.map((data) => {
-        const jobId = trialJobId(run, data.spec.id)
-        outstanding.add(jobId)
-        return { name: trialJobName, data, opts: { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep } }
-      }),
+    const added = await whileConnected(
+      connection,
+      queue.addBulk(
+        jobs.map((data) => {
+          const jobId = trialJobId(run, data.spec.id)
+          outstanding.add(jobId)
+          return { name: trialJobName, data, opts: { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep } }
+        }),
+      ),
     )
     const results = new Map<string, TrialResult>()
     const waiting = new Map(specs.map((spec) => [trialJobId(run, spec.id), spec.id]))

@@ -193,6 +193,29 @@ describe('createQueueExecutor with deltaflow worker processes', () => {
 })
 
 describe('createQueueExecutor without its Redis', () => {
+  it('fails the run, naming host:port, when Redis goes away while the run starts (connecting, storing, queueing)', async () => {
+    // A quote set large enough that storing it is still under way when Redis stops (no worker reads it).
+    const large = directory.path('large.jsonl')
+    writeFileSync(large, Buffer.alloc(16 * 2 ** 20, 0x20))
+    // Stopped this long after the run began: within connecting, storing the files and adding the jobs.
+    for (const delayMs of [0, 40, 120]) {
+      const doomed = await startRedisServer()
+      const executor = createQueueExecutor({ address: parseQueueUrl(doomed.url), version, giveUpAfterMs: 1_000 })
+      try {
+        const running = executor.run(ladderSpecs(2).map((spec) => ({ ...spec, quotes: large })))
+        running.catch(() => {})
+        await sleep(delayMs)
+        await doomed.stop()
+        const failure = await Promise.race([running.catch((error: unknown) => error), sleep(10_000).then(() => 'still running')])
+        expect(failure, `Redis stopped ${delayMs} ms into the run`).toBeInstanceOf(QueueConnectionError)
+        expect((failure as Error).message).toMatch(new RegExp(`(lost|cannot use) the queue's Redis at 127\\.0\\.0\\.1:${doomed.port}`))
+      } finally {
+        await executor.close()
+        await doomed.stop()
+      }
+    }
+  }, 60_000)
+
   it('fails the run, naming host:port, when Redis is gone for longer than it waits', async () => {
     const doomed = await startRedisServer()
     const executor = createQueueExecutor({ address: parseQueueUrl(doomed.url), version, giveUpAfterMs: 1_000 })
