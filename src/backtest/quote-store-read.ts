@@ -86,11 +86,26 @@ const costsTableSchema = z.array(recordedCostsSchema)
 type Connection = ReturnType<typeof connect>
 
 /**
- * Opens a quote store: checks its format and version, reads the header and every request. Blocks are read as
- * `blocks()` is iterated, one query per block; the connection stays open for answers asked of blocks later, until
- * `close()` (after which it reopens when needed).
+ * Bytes of decoded blocks an opened store keeps for its next replays: an optimiser's trials, a sweep's runs and
+ * walk-forward folds replay one store again and again, and a kept block is not read, checked or decoded again. The
+ * blocks first read are kept until the budget is used; the others are read each time (a store larger than it keeps
+ * a fixed part, so memory stays flat with its size).
  */
-export async function openQuoteStore(file: string): Promise<QuoteStoreSource> {
+const keptBlocksBudgetBytes = 64 * 2 ** 20
+
+/** A block as read and checked: its row and its columns, and its view of the whole block once made. */
+type KeptBlock = { seq: number; firstTime: number; lastTime: number; count: number; columns: BlockColumns; whole?: StoreBlock }
+
+/**
+ * Opens a quote store: checks its format and version, reads the header and every request. Blocks are read as
+ * `blocks()` is iterated, one query per block, and kept decoded for the next replays up to `keptBlocksBytes`
+ * (default 64 MiB); the connection stays open for answers asked of blocks later, until `close()` (after which it
+ * reopens when needed).
+ */
+export async function openQuoteStore(
+  file: string,
+  { keptBlocksBytes = keptBlocksBudgetBytes }: { keptBlocksBytes?: number } = {},
+): Promise<QuoteStoreSource> {
   let connection: Connection | undefined = connect(file)
   try {
     const { header, quotes, answersKept } = readMeta(connection.db, file)
@@ -104,6 +119,30 @@ export async function openQuoteStore(file: string): Promise<QuoteStoreSource> {
         connection ??= connect(file)
         return connection.answersOf.get(seq)
       },
+    }
+    /** Kept blocks by the seq asked for (the first at or after it is the block). */
+    const kept = new Map<number, KeptBlock>()
+    let keptBytes = 0
+    /**
+     * The block at or after `seq`, as kept or read now (and kept while the budget lasts); undefined past the last one
+     * or, when it starts at `to` or later, past the range (then it is not decoded).
+     */
+    const blockAt = (seq: number, number: number, to: number | undefined): KeptBlock | undefined => {
+      const known = kept.get(seq)
+      if (known !== undefined) return to !== undefined && known.firstTime >= to ? undefined : known
+      connection ??= connect(file)
+      const row = connection.nextBlock.get(seq)
+      if (row === undefined) return undefined
+      const parsed = blockRowSchema.safeParse(row)
+      if (!parsed.success) throw new QuoteStoreError(`${file}#${number}`, `the row of block ${seq} is not one a quote store writes`)
+      const { seq: found, first_time: firstTime, last_time: lastTime, count, data } = parsed.data
+      if (to !== undefined && firstTime >= to) return undefined
+      const block: KeptBlock = { seq: found, firstTime, lastTime, count, columns: decodeStoreBlock(data, parsed.data, context, number) }
+      if (keptBytes + data.byteLength <= keptBlocksBytes) {
+        keptBytes += data.byteLength
+        kept.set(seq, block)
+      }
+      return block
     }
     return {
       file,
@@ -124,18 +163,17 @@ export async function openQuoteStore(file: string): Promise<QuoteStoreSource> {
         let seq = first
         let number = Number(connection.quotesBefore.get(seq)) + 1
         for (;;) {
-          connection ??= connect(file)
-          const row = connection.nextBlock.get(seq)
-          if (row === undefined) return
-          const parsed = blockRowSchema.safeParse(row)
-          if (!parsed.success) throw new QuoteStoreError(`${file}#${number}`, `the row of block ${seq} is not one a quote store writes`)
-          const { first_time: firstTime, last_time: lastTime, count, data } = parsed.data
-          if (to !== undefined && firstTime >= to) return
-          const columns = decodeStoreBlock(data, parsed.data, context, number)
+          const block = blockAt(seq, number, to)
+          if (block === undefined) return
+          const { firstTime, lastTime, count, columns } = block
           const start = from !== undefined && firstTime < from ? lowerBound(columns.times, from) : 0
           const end = to !== undefined && lastTime >= to ? lowerBound(columns.times, to) : count
-          if (end > start) yield new StoreBlock(columns, start, end, parsed.data.seq, number + start, context)
-          seq = parsed.data.seq + 1
+          if (start === 0 && end === count) {
+            // The whole block: one view of it for every replay (it keeps the costs and answers it has read).
+            block.whole ??= new StoreBlock(columns, 0, count, block.seq, number, context)
+            yield block.whole
+          } else if (end > start) yield new StoreBlock(columns, start, end, block.seq, number + start, context)
+          seq = block.seq + 1
           number += count
         }
       },

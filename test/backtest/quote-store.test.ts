@@ -300,6 +300,27 @@ describe('openQuoteReplay on a quote store', () => {
     }
   })
 
+  it('keeps the blocks it read, within its budget, for the next replays: they are not read from the file again', async () => {
+    const file = directory.path('kept.sqlite')
+    await packRecordedQuotes({ input: sample, output: file, blockSize: 100 })
+    const db = new BetterSqlite3(file)
+    const tenBlocks = db.prepare('SELECT sum(length(data)) FROM blocks WHERE seq < 10').pluck().get() as number
+    const source = await openQuoteStore(file, { keptBlocksBytes: tenBlocks })
+    const all = await readAll(source)
+    expect(all).toHaveLength(2304)
+    // Every block of the file spoilt: the ten kept ones replay as before, the eleventh is read and refused.
+    db.prepare('UPDATE blocks SET data = zeroblob(length(data))').run()
+    db.close()
+    const inKept = times[950] as number
+    expect(await readAll(source, { to: inKept })).toEqual(all.filter(({ time }) => time < inKept))
+    expect(await readAll(source, { from: times[150] as number, to: times[420] as number })).toEqual(
+      all.filter(({ time }) => time >= (times[150] as number) && time < (times[420] as number)),
+    )
+    await expect(readAll(source)).rejects.toThrow(`${file}#1001: block 10 (quotes 1001 to 1100) is corrupt`)
+    // A store opened anew reads the file.
+    await expect(readAll(await openQuoteStore(file))).rejects.toThrow(`${file}#1: block 0 (quotes 1 to 100) is corrupt`)
+  })
+
   it('keeps blocks readable after the iteration moved on and after close', async () => {
     const source = await openQuoteStore(store)
     const kept: QuoteBlock[] = []
