@@ -12,12 +12,12 @@ import type { BookPair, BookQuote } from './replay-book.js'
 export function limitCrossed(
   order: { maxSrc: bigint; minDest: bigint },
   size: bigint,
-  from: Pick<BookQuote, 'destAmount' | 'request'>,
+  from: Pick<BookQuote, 'destAmount' | 'destNumber' | 'amountNumber' | 'request'>,
   side: BookPair['side'],
   marginPpm: bigint,
 ): boolean {
   const recorded = from.request.request.amount
-  const approximateDest = side === 'SELL' ? (Number(from.destAmount) * Number(size)) / Number(recorded) : 0
+  const approximateDest = side === 'SELL' ? (from.destNumber * Number(size)) / from.amountNumber : 0
   // Below a thousand units, rounding the scaled amount down moves it by more than the float's margin: exact only.
   if (approximateDest >= 1_000) {
     const received = approximateDest * Number(order.maxSrc) * 1e6

@@ -1,3 +1,4 @@
+import { endianness } from 'node:os'
 import { inflateSync } from 'node:zlib'
 import BetterSqlite3 from 'better-sqlite3'
 import { z } from 'zod'
@@ -324,6 +325,18 @@ function decodeStoreBlock(
   return columns
 }
 
+/** Which word of a 64-bit amount (two 32-bit words in the host's order) is the low one. */
+const lowWord = endianness() === 'LE' ? 0 : 1
+
+/**
+ * Amount `index` of a lo column (below 2^64) as the nearest float: high word × 2^32 is exact, and the one rounding
+ * of the sum is Number()'s of the bigint.
+ */
+function wordsToNumber(words: Uint32Array, index: number): number {
+  const at = 2 * index
+  return (words[at + 1 - lowWord] as number) * 4_294_967_296 + (words[at + lowWord] as number)
+}
+
 /** The first index whose time is at least `time` (times are sorted). */
 function lowerBound(times: Float64Array, time: number): number {
   let low = 0
@@ -346,6 +359,9 @@ class StoreBlock implements QuoteBlock {
   readonly #srcHi: BigUint64Array
   readonly #destLo: BigUint64Array
   readonly #destHi: BigUint64Array
+  /** The lo columns as 32-bit words: an amount below 2^64 read as a float without a bigint. */
+  readonly #srcWords: Uint32Array
+  readonly #destWords: Uint32Array
   readonly #wide: BigUint64Array
   readonly #costIndexes: Uint16Array
   readonly #costsJson: Uint8Array
@@ -370,6 +386,8 @@ class StoreBlock implements QuoteBlock {
     this.#srcHi = columns.srcHi.subarray(start, end)
     this.#destLo = columns.destLo.subarray(start, end)
     this.#destHi = columns.destHi.subarray(start, end)
+    this.#srcWords = new Uint32Array(this.#srcLo.buffer, this.#srcLo.byteOffset, this.length * 2)
+    this.#destWords = new Uint32Array(this.#destLo.buffer, this.#destLo.byteOffset, this.length * 2)
     this.#wide = columns.wide
     this.#costIndexes = columns.costIndexes.subarray(start, end)
     this.#costsJson = columns.costs
@@ -405,6 +423,16 @@ class StoreBlock implements QuoteBlock {
     const lo = this.#destLo[index] as bigint
     if ((flags & (amountFlags.destHigh | amountFlags.destWide)) === 0) return lo
     return readLargeAmount(lo, this.#destHi[index] as bigint, this.#wide, (flags & amountFlags.destWide) !== 0)
+  }
+
+  srcAmountNumber(index: number): number {
+    if (((this.#flags[index] as number) & (amountFlags.srcHigh | amountFlags.srcWide)) !== 0) return Number(this.srcAmount(index))
+    return wordsToNumber(this.#srcWords, index)
+  }
+
+  destAmountNumber(index: number): number {
+    if (((this.#flags[index] as number) & (amountFlags.destHigh | amountFlags.destWide)) !== 0) return Number(this.destAmount(index))
+    return wordsToNumber(this.#destWords, index)
   }
 
   costs(index: number): ReplayCosts {

@@ -2,14 +2,41 @@ import { BaseError } from '../errors/base.js'
 import type { Clock } from '../time/clock.js'
 import type { QuoteBlock, ReplayRequest } from './replay-source.js'
 
-/** One request's amounts at a time, as the book prices it. */
-export type BookQuote = {
-  request: ReplayRequest
-  time: number
-  srcAmount: bigint
-  destAmount: bigint
-  block: QuoteBlock
-  index: number
+/**
+ * One request's amounts at a time, as the book prices it. Resting orders compare most quotes of their pair with
+ * their limit in floating point: the floats are read at once, the bigints from the block when first asked for.
+ */
+export class BookQuote {
+  readonly request: ReplayRequest
+  readonly time: number
+  readonly block: QuoteBlock
+  readonly index: number
+  /** The recorded size (its request's amount), srcAmount and destAmount as floats. */
+  readonly amountNumber: number
+  readonly srcNumber: number
+  readonly destNumber: number
+  #srcAmount: bigint | undefined
+  #destAmount: bigint | undefined
+
+  constructor(request: ReplayRequest, time: number, block: QuoteBlock, index: number) {
+    this.request = request
+    this.time = time
+    this.block = block
+    this.index = index
+    this.amountNumber = Number(request.request.amount)
+    this.srcNumber = block.srcAmountNumber(index)
+    this.destNumber = block.destAmountNumber(index)
+  }
+
+  get srcAmount(): bigint {
+    this.#srcAmount ??= this.block.srcAmount(this.index)
+    return this.#srcAmount
+  }
+
+  get destAmount(): bigint {
+    this.#destAmount ??= this.block.destAmount(this.index)
+    return this.#destAmount
+  }
 }
 
 /** What a trade is priced against: the source, chains, tokens and side of a request, any amount. */
@@ -112,7 +139,7 @@ export function createReplayBook(clock: Clock) {
     const request = requests[id] as ReplayRequest
     const time = block.time(index)
     if (time > clock.now()) throw new LookAheadError(time, clock.now())
-    const quote = { request, time, srcAmount: block.srcAmount(index), destAmount: block.destAmount(index), block, index }
+    const quote = new BookQuote(request, time, block, index)
     read[id] = quote
     return quote
   }
@@ -191,11 +218,12 @@ export function priceFromBook(book: ReplayBook, pair: BookPair, amount: bigint, 
 export function nearestBookQuote(book: ReplayBook, pair: BookPair, amount: bigint, now: number, maxAgeMs: number): BookQuote | undefined {
   let best: BookQuote | undefined
   let bestDistance = Number.POSITIVE_INFINITY
+  const wanted = Number(amount)
   for (const quote of book.quotesOf(pair)) {
     if (now - quote.time > maxAgeMs) continue
-    const recorded = quote.request.request.amount
-    if (recorded === 0n) continue
-    const distance = Math.abs(Math.log(Number(amount) / Number(recorded)))
+    const recorded = quote.amountNumber
+    if (recorded === 0) continue
+    const distance = Math.abs(Math.log(wanted / recorded))
     if (distance < bestDistance) {
       best = quote
       bestDistance = distance

@@ -143,6 +143,14 @@ class JsonlBlock implements QuoteBlock {
     return this.#at(this.#quotes, index).destAmount
   }
 
+  srcAmountNumber(index: number): number {
+    return Number(this.srcAmount(index))
+  }
+
+  destAmountNumber(index: number): number {
+    return Number(this.destAmount(index))
+  }
+
   costs(index: number): ReplayCosts {
     // The line was validated whole; this reads its cost fields into the replay's shape.
     return toReplayCosts(recordedCostsSchema.parse(this.#at(this.#costs, index)))

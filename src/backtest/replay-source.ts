@@ -44,6 +44,12 @@ export interface QuoteBlock {
   request(index: number): ReplayRequest
   srcAmount(index: number): bigint
   destAmount(index: number): bigint
+  /**
+   * The amounts as the nearest floats (Number(srcAmount), Number(destAmount)), read without making a bigint where the
+   * block can: for what compares or values them in floating point on every quote.
+   */
+  srcAmountNumber(index: number): number
+  destAmountNumber(index: number): number
   costs(index: number): ReplayCosts
   /** The service's answer, parsed like the JSONL reader does; synthesized from the flat fields when none was kept. */
   answer(index: number): Quote['answer']

@@ -133,8 +133,8 @@ export function createValuation({
     for (const { request, baseIsSrc } of referenceRequests()) {
       const quote = book.latest(request.id)
       if (!quote) continue
-      const src = Number(quote.srcAmount) / 10 ** request.srcDecimals
-      const dest = Number(quote.destAmount) / 10 ** request.destDecimals
+      const src = quote.srcNumber / 10 ** request.srcDecimals
+      const dest = quote.destNumber / 10 ** request.destDecimals
       if (!(src > 0 && dest > 0)) continue
       sum += baseIsSrc ? dest / src : src / dest
       count += 1

@@ -16,7 +16,8 @@ function exactlyCrossed(
   return dest * maxSrc * 1_000_000n >= minDest * size * (1_000_000n + margin)
 }
 
-const quoteOf = (destAmount: bigint, recorded: bigint) => ({ destAmount, request: { request: { amount: recorded } } }) as never
+const quoteOf = (destAmount: bigint, recorded: bigint) =>
+  ({ destAmount, destNumber: Number(destAmount), amountNumber: Number(recorded), request: { request: { amount: recorded } } }) as never
 
 const amount = (digits: number) => fc.bigInt({ min: 1n, max: 10n ** BigInt(digits) })
 

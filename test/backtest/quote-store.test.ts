@@ -188,8 +188,21 @@ describe('packRecordedQuotes', () => {
 describe('createQuoteStore', () => {
   const header: RecordedQuotesHeader = { format: 'deltaflow-quotes', version: 1, startedAt: 1_700_000_000_000 }
 
-  it('keeps any amount below 2^256 exactly', async () => {
-    const edges = [0n, 1n, 2n ** 53n + 1n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n - 1n, 2n ** 128n, 2n ** 255n + 7n, 2n ** 256n - 1n]
+  it('keeps any amount below 2^256 exactly, and reads it as the float Number() makes of it', async () => {
+    const edges = [
+      0n,
+      1n,
+      2n ** 32n - 1n,
+      2n ** 32n,
+      2n ** 53n + 1n,
+      2n ** 63n + 2n ** 11n - 1n,
+      2n ** 64n - 1n,
+      2n ** 64n,
+      2n ** 128n - 1n,
+      2n ** 128n,
+      2n ** 255n + 7n,
+      2n ** 256n - 1n,
+    ]
     let run = 0
     await fc.assert(
       fc.asyncProperty(
@@ -211,8 +224,12 @@ describe('createQuoteStore', () => {
           await store.close()
           const source = await openQuoteStore(file)
           const read = (await readAll(source)).map((quote) => [quote.srcAmount, quote.destAmount])
+          const floats: [number, number][] = []
+          for await (const block of source.blocks())
+            for (let index = 0; index < block.length; index++) floats.push([block.srcAmountNumber(index), block.destAmountNumber(index)])
           source.close()
           expect(read).toEqual(amounts)
+          expect(floats).toEqual(amounts.map(([src, dest]) => [Number(src), Number(dest)]))
         },
       ),
       {
