@@ -81,8 +81,8 @@ export function createQueueExecutor({
     connected ??= (async () => {
       const redis = await openQueueRedis({ address, connectTimeoutMs, giveUpAfterMs })
       const lost = new Promise<never>((_resolve, reject) => {
+        // Also after close: a connection still being made then ends with it (nothing waits for `lost` any more).
         redis.once('end', () => {
-          if (closed) return
           reject(
             new QueueConnectionError(
               `lost the queue's Redis at ${address.redis.host}:${address.redis.port} for more than ${giveUpAfterMs / 1000} s`,
@@ -106,9 +106,9 @@ export function createQueueExecutor({
       // Each trial waiting for its result listens for the queue's closing.
       queue.setMaxListeners(0)
       try {
-        await Promise.race([Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), lost])
+        await Promise.race([Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), lost, onClose])
       } catch (error) {
-        // Given up before BullMQ was ready: its connections would go on reconnecting.
+        // Given up (or closed) before BullMQ was ready: its connections would go on reconnecting.
         await Promise.all([queue.disconnect().catch(() => {}), events.disconnect().catch(() => {})])
         redis.disconnect()
         throw error

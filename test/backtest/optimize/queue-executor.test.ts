@@ -209,6 +209,8 @@ describe('createQueueExecutor without its Redis', () => {
         const failure = await Promise.race([running.catch((error: unknown) => error), sleep(10_000).then(() => 'still running')])
         expect(failure, `Redis stopped ${delayMs} ms into the run`).toBeInstanceOf(QueueConnectionError)
         expect((failure as Error).message).toMatch(new RegExp(`(lost|cannot use) the queue's Redis at 127\\.0\\.0\\.1:${doomed.port}`))
+        // Closing does not wait for a Redis that is gone.
+        expect(await Promise.race([executor.close().then(() => 'closed'), sleep(5_000).then(() => 'close still waiting')])).toBe('closed')
       } finally {
         await executor.close()
         await doomed.stop()
