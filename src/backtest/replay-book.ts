@@ -103,8 +103,12 @@ export function createReplayBook(clock: Clock) {
   const pairOfId: number[] = []
   /** Each request's latest quote as read (amounts and all), until its next update. */
   const read: (BookQuote | undefined)[] = []
-  /** Each pair's latest quotes as read (by pair number), until one of its requests has a new quote. */
-  const latestOfPair: (readonly BookQuote[] | undefined)[] = []
+  /**
+   * Each pair's latest quotes as read (by pair number), one array per pair filled again after one of its requests
+   * has a new quote (`stale`): callers read it at once and keep none of it.
+   */
+  const latestOfPair: BookQuote[][] = []
+  const stale: boolean[] = []
   /** Request ids whose updates someone watches (resting orders priced against them). */
   const watched: boolean[] = []
 
@@ -119,12 +123,13 @@ export function createReplayBook(clock: Clock) {
       number = pairRequests.length
       pairNumbers.set(key, number)
       pairRequests.push([])
+      latestOfPair.push([])
     }
     pairOfId[request.id] = number
     const group = pairRequests[number] as ReplayRequest[]
     group.push(request)
     group.sort((a, b) => (a.request.amount < b.request.amount ? -1 : a.request.amount > b.request.amount ? 1 : 0))
-    latestOfPair[number] = undefined
+    stale[number] = true
   }
 
   function quoteOf(id: number): BookQuote | undefined {
@@ -153,7 +158,7 @@ export function createReplayBook(clock: Clock) {
       blocks[id] = block
       indexes[id] = index
       read[id] = undefined
-      latestOfPair[pairOfId[id] as number] = undefined
+      stale[pairOfId[id] as number] = true
       return id
     },
     isWatched: (id: number): boolean => watched[id] === true,
@@ -171,20 +176,21 @@ export function createReplayBook(clock: Clock) {
     /** The latest quote of one request, refused if stamped after the clock. */
     latest: (id: number): BookQuote | undefined => quoteOf(id),
     /**
-     * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock.
+     * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock. The
+     * array is the book's: read it now (the pair's next update refills it).
      */
     quotesOf(pair: BookPair): readonly BookQuote[] {
       const number = pairNumbers.get(pairKeyOf(pair))
       if (number === undefined) return noQuotes
       // Orders resting on one pair all ask after the same update: the answer holds until the pair's next update.
-      const cached = latestOfPair[number]
-      if (cached !== undefined) return cached
-      const quotes: BookQuote[] = []
+      const quotes = latestOfPair[number] as BookQuote[]
+      if (!stale[number]) return quotes
+      quotes.length = 0
       for (const request of pairRequests[number] as ReplayRequest[]) {
         const quote = quoteOf(request.id)
         if (quote) quotes.push(quote)
       }
-      latestOfPair[number] = quotes
+      stale[number] = false
       return quotes
     },
     /** Every request seen so far. */
