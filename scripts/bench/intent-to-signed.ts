@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { constants, PerformanceObserver } from 'node:perf_hooks'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createApiClient } from '../../src/api/client.js'
@@ -168,6 +169,21 @@ export async function benchIntentToSigned({
       return checkRiskLimits({ intent, limits, usage: opened.riskUsage({ strategies: [intent.strategy], now }), now, quote })
     }
 
+    // Garbage collections while the loop runs, to tell a pause from the path's own work (detail only: the figures above
+    // are the samples as timed).
+    const collections: { start: number; end: number; major: boolean }[] = []
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = (entry as { detail?: { kind?: number } }).detail?.kind
+        collections.push({
+          start: entry.startTime,
+          end: entry.startTime + entry.duration,
+          major: kind !== constants.NODE_PERFORMANCE_GC_MINOR,
+        })
+      }
+    })
+    gcObserver.observe({ entryTypes: ['gc'] })
+    const pathSpans: [number, number][] = []
     const samples: number[] = []
     const signingSamples: number[] = []
     const writeSamples: number[] = []
@@ -239,6 +255,7 @@ export async function benchIntentToSigned({
       storedDeltaPayloadOf(order)
       const elapsed = performance.now() - started
       samples.push(elapsed)
+      pathSpans.push([started, started + elapsed])
       signingSamples.push(signingMs)
       writeSamples.push(writeMs)
       restSamples.push(elapsed - writeMs - signingMs)
@@ -259,7 +276,20 @@ export async function benchIntentToSigned({
       if (inFlight.length > openOrders) settle(inFlight.shift() as string)
     }
     // The first iterations pay for JIT compilation; the figures are the steady state.
-    const steady = (values: readonly number[]) => values.slice(Math.floor(intents / 10))
+    const steady = <T>(values: readonly T[]) => values.slice(Math.floor(intents / 10))
+    // Observed entries arrive once the loop yields to the event loop.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    gcObserver.disconnect()
+    const timedSpans = steady(pathSpans)
+    const loopStart = timedSpans[0]?.[0] ?? 0
+    const loopEnd = timedSpans.at(-1)?.[1] ?? 0
+    const inLoop = collections.filter((gc) => gc.end >= loopStart && gc.start <= loopEnd)
+    const pauses = (major: boolean) => inLoop.filter((gc) => gc.major === major).map((gc) => gc.end - gc.start)
+    const pauseFigures = (values: number[]) => {
+      const sorted = values.sort((a, b) => a - b)
+      return `${sorted.length} (p50 ${(sorted[Math.floor(sorted.length / 2)] ?? 0).toFixed(2)} / max ${(sorted.at(-1) ?? 0).toFixed(2)} ms)`
+    }
+    const overlapping = timedSpans.filter(([from, to]) => inLoop.some((gc) => gc.start < to && gc.end > from)).length
     const distribution = (values: number[]) => {
       const sorted = steady(values).sort((a, b) => a - b)
       const at = (quantile: number) => (sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))] ?? Number.NaN).toFixed(3)
@@ -282,6 +312,9 @@ export async function benchIntentToSigned({
         [`goal p99 <= ${goals.p99Ms} ms`]: `${met(path.p99 <= goals.p99Ms)} (${path.p99.toFixed(3)} ms)`,
         [`goal median <= ${goals.medianRatio}x bare signature`]: `${met(ratio <= goals.medianRatio)} (${ratio.toFixed(2)}x)`,
         'median vs signTypedData': `${(path.median / typed.median).toFixed(2)}x`,
+        'GC pauses in the timed loop: scavenges': pauseFigures(pauses(false)),
+        'major (mark-compact, incremental marking)': pauseFigures(pauses(true)),
+        'path samples overlapping a GC pause': `${overlapping} of ${timedSpans.length}`,
         intents: String(intents),
         'prior intents': String(priorIntents),
         'open orders': String(openOrders),

@@ -26,6 +26,9 @@ const orderTypes = {
 
 export type DeltaPrimaryType = keyof typeof orderTypes
 
+/** An address as normaliseStruct leaves it (lowercase). */
+const normalisedAddress = /^0x[0-9a-f]{40}$/
+
 /** Struct hashers compiled once per order type (viem's hashTypedData re-derives the type strings on every call). */
 const orderHashers = {
   Order: compileStructHasher(deltaOrderTypes, 'Order'),
@@ -68,12 +71,11 @@ export async function signDeltaOrder(account: SigningAccount, parameters: SignDe
   compareDomain(toSign.domain, domain, problems)
   const message = normaliseStruct(types, primaryType, toSign.value, 'value', problems)
   const owner = message.owner
-  if (typeof owner === 'string' && /^0x[0-9a-f]{40}$/.test(owner) && !isAddressEqual(owner as Hex, account.address)) {
+  if (typeof owner === 'string' && normalisedAddress.test(owner) && !isAddressEqual(owner as Hex, account.address)) {
     problems.push(`value.owner: the order is owned by ${owner}, not by the signing account ${account.address}`)
   }
   compareExpected(types, primaryType, message, expected, problems)
   if (problems.length > 0) throw new SignedPayloadMismatchError('Delta order', problems, { chainId: delta.chainId, primaryType })
-  const typedData = { domain, types, primaryType, message } as const
   const digest = typedDataDigest(domainSeparatorOf(domain), orderHashers[primaryType](message))
   if (orderHash !== undefined && digest.toLowerCase() !== orderHash.toLowerCase()) {
     throw new SignedPayloadMismatchError('Delta order', [`orderHash: the server says ${orderHash}, the payload hashes to ${digest}`], {
@@ -82,7 +84,9 @@ export async function signDeltaOrder(account: SigningAccount, parameters: SignDe
     })
   }
   // A local key signs the digest just computed (the same signature as signTypedData, without hashing twice).
-  const signature = account.sign ? await account.sign({ hash: digest }) : await account.signTypedData(typedData as never)
+  const signature = account.sign
+    ? await account.sign({ hash: digest })
+    : await account.signTypedData({ domain, types, primaryType, message } as never)
   return { signature: toCompactSignature(signature), orderHash: digest, primaryType }
 }
 

@@ -22,18 +22,34 @@ export function compareTypes(received: unknown, expected: TypedFields, domain: E
   for (const name of Object.keys(received)) {
     if (name !== 'EIP712Domain' && !(name in expected)) problems.push(`types.${name}: not a type of this payload`)
   }
-  const all = 'EIP712Domain' in received ? { ...expected, EIP712Domain: domainFields(domain) } : expected
-  for (const [name, fields] of Object.entries(all)) {
-    const got = received[name]
-    if (!Array.isArray(got)) {
-      problems.push(`types.${name}: missing`)
-      continue
-    }
-    const expectedText = fields.map((field) => `${field.type} ${field.name}`).join(', ')
-    const receivedText = got.map((field) => (isRecord(field) ? `${String(field.type)} ${String(field.name)}` : describe(field))).join(', ')
-    const extraKeys = got.some((field) => !isRecord(field) || Object.keys(field).some((key) => key !== 'name' && key !== 'type'))
-    if (expectedText !== receivedText || extraKeys) problems.push(`types.${name}: expected (${expectedText}), received (${receivedText})`)
+  const withDomain = 'EIP712Domain' in received
+  for (const name of Object.keys(expected)) {
+    if (!(withDomain && name === 'EIP712Domain')) compareStructType(name, received[name], expected[name] ?? [], problems)
   }
+  if (withDomain) compareStructType('EIP712Domain', received.EIP712Domain, domainFields(domain), problems)
+}
+
+function compareStructType(name: string, got: unknown, fields: readonly TypedField[], problems: Problems): void {
+  if (!Array.isArray(got)) {
+    problems.push(`types.${name}: missing`)
+    return
+  }
+  if (sameFields(got, fields)) return
+  const expectedText = fields.map((field) => `${field.type} ${field.name}`).join(', ')
+  const receivedText = got.map((field) => (isRecord(field) ? `${String(field.type)} ${String(field.name)}` : describe(field))).join(', ')
+  problems.push(`types.${name}: expected (${expectedText}), received (${receivedText})`)
+}
+
+/** Exactly these fields, in order, each an object of a `name` and a `type` only. */
+function sameFields(got: readonly unknown[], fields: readonly TypedField[]): boolean {
+  if (got.length !== fields.length) return false
+  for (let index = 0; index < fields.length; index++) {
+    const field = got[index]
+    const wanted = fields[index] as TypedField
+    if (!isRecord(field) || String(field.type) !== wanted.type || String(field.name) !== wanted.name) return false
+    for (const key in field) if (Object.hasOwn(field, key) && key !== 'name' && key !== 'type') return false
+  }
+  return true
 }
 
 export type ExpectedDomain = { name: string; version?: string; chainId: number; verifyingContract: Address }
@@ -89,60 +105,131 @@ export function normaliseStruct(
     problems.push(`${path}: expected a ${typeName} object, received ${describe(value)}`)
     return {}
   }
-  const names = fields.map((field) => field.name)
-  for (const key of Object.keys(value)) if (!names.includes(key)) problems.push(`${path}.${key}: not a field of ${typeName}`)
+  const names = fieldNamesOf(fields)
+  for (const key of Object.keys(value)) if (!names.has(key)) problems.push(`${path}.${key}: not a field of ${typeName}`)
   const normalised: Record<string, unknown> = {}
   for (const field of fields) {
     if (!(field.name in value)) {
       problems.push(`${path}.${field.name}: missing (${field.type})`)
       continue
     }
-    normalised[field.name] = normaliseValue(types, field.type, value[field.name], `${path}.${field.name}`, problems)
+    normalised[field.name] = normaliseValue(types, field.type, value[field.name], path, field.name, problems)
   }
   return normalised
 }
 
-function normaliseValue(types: TypedFields, type: string, value: unknown, path: string, problems: Problems): unknown {
-  const fail = (expected: string) => {
-    problems.push(`${path}: expected ${expected}, received ${describe(value)}`)
-    return value
+/** Field names of each struct definition, kept with the definition. */
+const fieldNames = new WeakMap<readonly TypedField[], ReadonlySet<string>>()
+
+function fieldNamesOf(fields: readonly TypedField[]): ReadonlySet<string> {
+  let names = fieldNames.get(fields)
+  if (!names) {
+    names = new Set(fields.map((field) => field.name))
+    fieldNames.set(fields, names)
   }
-  if (type.endsWith('[]')) {
-    if (!Array.isArray(value)) return fail(type)
-    return value.map((item, index) => normaliseValue(types, type.slice(0, -2), item, `${path}[${index}]`, problems))
+  return names
+}
+
+/** What a value of an EIP-712 type (other than a struct) must be, derived once per type name. */
+type ValueRule =
+  | { kind: 'array'; element: string }
+  | { kind: 'address' | 'bool' | 'string' | 'bytes' | 'unsupported' }
+  | { kind: 'fixedBytes'; length: number }
+  | { kind: 'integer'; min: bigint; max: bigint }
+
+const valueRules = new Map<string, ValueRule>()
+
+function valueRuleOf(type: string): ValueRule {
+  let rule = valueRules.get(type)
+  if (!rule) {
+    rule = deriveValueRule(type)
+    valueRules.set(type, rule)
   }
-  if (type in types) return normaliseStruct(types, type, value, path, problems)
-  if (type === 'address') return typeof value === 'string' && isAddressLike(value) ? value.toLowerCase() : fail('an address')
-  if (type === 'bool') return typeof value === 'boolean' ? value : fail('a boolean')
-  if (type === 'string') return typeof value === 'string' ? value : fail('a string')
-  if (type === 'bytes') return typeof value === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(value) ? value.toLowerCase() : fail('hex bytes')
+  return rule
+}
+
+function deriveValueRule(type: string): ValueRule {
+  if (type.endsWith('[]')) return { kind: 'array', element: type.slice(0, -2) }
+  if (type === 'address' || type === 'bool' || type === 'string' || type === 'bytes') return { kind: type }
   const fixedBytes = /^bytes(\d+)$/.exec(type)
-  if (fixedBytes) {
-    const length = Number(fixedBytes[1])
-    return typeof value === 'string' && value.length === 2 + length * 2 && /^0x[0-9a-fA-F]*$/.test(value)
-      ? value.toLowerCase()
-      : fail(`${length} bytes of hex`)
-  }
+  if (fixedBytes) return { kind: 'fixedBytes', length: Number(fixedBytes[1]) }
   const integer = /^(u?)int(\d+)$/.exec(type)
   if (integer) {
     const bits = BigInt(integer[2] ?? '256')
-    const parsed = toInteger(value)
-    const [min, max] = integer[1] === 'u' ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n]
-    return parsed !== undefined && parsed >= min && parsed <= max ? parsed : fail(`a ${type}`)
+    return integer[1] === 'u'
+      ? { kind: 'integer', min: 0n, max: (1n << bits) - 1n }
+      : { kind: 'integer', min: -(1n << (bits - 1n)), max: (1n << (bits - 1n)) - 1n }
   }
-  return fail(`a value of the unsupported type ${type}`)
+  return { kind: 'unsupported' }
 }
+
+const hexBytesPattern = /^0x([0-9a-fA-F]{2})*$/
+const hexPattern = /^0x[0-9a-fA-F]*$/
+
+/** `value` at `parent`.`key` (or `parent`[`key`] in an array), normalised for `type`; the path is spelt out only for a problem. */
+function normaliseValue(
+  types: TypedFields,
+  type: string,
+  value: unknown,
+  parent: string,
+  key: string | number,
+  problems: Problems,
+): unknown {
+  const rule = valueRuleOf(type)
+  if (rule.kind === 'array') {
+    if (!Array.isArray(value)) return mismatch(type, value, parent, key, problems)
+    const path = pathOf(parent, key)
+    return value.map((item, index) => normaliseValue(types, rule.element, item, path, index, problems))
+  }
+  if (type in types) return normaliseStruct(types, type, value, pathOf(parent, key), problems)
+  switch (rule.kind) {
+    case 'address':
+      return typeof value === 'string' && isAddressLike(value) ? value.toLowerCase() : mismatch('an address', value, parent, key, problems)
+    case 'bool':
+      return typeof value === 'boolean' ? value : mismatch('a boolean', value, parent, key, problems)
+    case 'string':
+      return typeof value === 'string' ? value : mismatch('a string', value, parent, key, problems)
+    case 'bytes':
+      return typeof value === 'string' && hexBytesPattern.test(value)
+        ? value.toLowerCase()
+        : mismatch('hex bytes', value, parent, key, problems)
+    case 'fixedBytes':
+      return typeof value === 'string' && value.length === 2 + rule.length * 2 && hexPattern.test(value)
+        ? value.toLowerCase()
+        : mismatch(`${rule.length} bytes of hex`, value, parent, key, problems)
+    case 'integer': {
+      const parsed = toInteger(value)
+      return parsed !== undefined && parsed >= rule.min && parsed <= rule.max ? parsed : mismatch(`a ${type}`, value, parent, key, problems)
+    }
+    case 'unsupported':
+      return mismatch(`a value of the unsupported type ${type}`, value, parent, key, problems)
+  }
+}
+
+function pathOf(parent: string, key: string | number): string {
+  return typeof key === 'number' ? `${parent}[${key}]` : `${parent}.${key}`
+}
+
+/** Adds the problem and keeps the value as received. */
+function mismatch(expected: string, value: unknown, parent: string, key: string | number, problems: Problems): unknown {
+  problems.push(`${pathOf(parent, key)}: expected ${expected}, received ${describe(value)}`)
+  return value
+}
+
+const integerPattern = /^-?\d{1,78}$/
 
 /** An integer from a bigint, a safe integer number or a decimal string; undefined otherwise. */
 function toInteger(value: unknown): bigint | undefined {
   if (typeof value === 'bigint') return value
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined
-  if (typeof value === 'string' && /^-?\d{1,78}$/.test(value)) return BigInt(value)
+  if (typeof value === 'string' && integerPattern.test(value)) return BigInt(value)
   return undefined
 }
 
+const addressPattern = /^0x[0-9a-fA-F]{40}$/
+
 function isAddressLike(value: string): value is Address {
-  return /^0x[0-9a-fA-F]{40}$/.test(value)
+  return addressPattern.test(value)
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -32,11 +32,28 @@ export function createBalanceBaselineStatements(db: Database, clock: Clock) {
      ON CONFLICT (chain_id, account, token) DO NOTHING`,
   )
   const select = db.prepare('SELECT * FROM balance_baselines WHERE chain_id = ? AND account = ? AND token = ?')
+  const selectExists = db.prepare<[number, string, string], number>(
+    'SELECT 1 FROM balance_baselines WHERE chain_id = ? AND account = ? AND token = ?',
+  )
   const selectOfAccount = db.prepare('SELECT * FROM balance_baselines WHERE account = ? ORDER BY chain_id, token')
+  // A baseline is never changed or deleted once recorded (by this connection or another): one known to exist stays so.
+  const known = new Set<string>()
+  const keyOf = (chainId: number, account: string, token: string) => `${chainId}:${account}:${token}`
 
   function getBalanceBaseline(chainId: number, account: string, token: string): BalanceBaseline | undefined {
     const row = select.get(chainId, toAddress(account), toAddress(token))
     return row === undefined ? undefined : balanceBaselineRowSchema.parse(row)
+  }
+
+  /** Whether (chain, account, token) has its baseline; asks the database only until it has. */
+  function hasBalanceBaseline(chainId: number, account: string, token: string): boolean {
+    const owner = toAddress(account)
+    const asset = toAddress(token)
+    const key = keyOf(chainId, owner, asset)
+    if (known.has(key)) return true
+    if (selectExists.get(chainId, owner, asset) === undefined) return false
+    known.add(key)
+    return true
   }
 
   /** The first baseline of (chain, account, token) stands; later calls return it. */
@@ -51,5 +68,5 @@ export function createBalanceBaselineStatements(db: Database, clock: Clock) {
     return selectOfAccount.all(toAddress(account)).map((row) => balanceBaselineRowSchema.parse(row))
   }
 
-  return { getBalanceBaseline, recordBalanceBaseline, balanceBaselinesOf }
+  return { getBalanceBaseline, hasBalanceBaseline, recordBalanceBaseline, balanceBaselinesOf }
 }

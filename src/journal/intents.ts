@@ -103,15 +103,16 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
    */
   function recordIntent({ id, strategy, kind, intent, spend, refused, failed }: RecordIntentParameters): JournalIntent {
     const now = clock.now()
-    const settled = refused
+    const settled: { status: IntentStatus; limit: string; reason: string } | undefined = refused
       ? { status: 'refused', limit: refused.limit, reason: refused.reason }
       : failed && { status: 'failed', limit: failed.stage, reason: failed.reason }
     const committed = settled === undefined ? spend : undefined
+    const intentJson = toJsonText(intent)
     const { changes } = insert.run(
       id,
       strategy,
       kind,
-      toJsonText(intent),
+      intentJson,
       settled?.status ?? 'accepted',
       settled?.limit ?? null,
       settled?.reason ?? null,
@@ -120,8 +121,28 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
       now,
       now,
     )
-    if (changes === 1 && committed !== undefined) addSpend(committed.token, now, committed.amount)
-    return requireIntent(id)
+    if (changes === 0) return requireIntent(id)
+    if (committed !== undefined) addSpend(committed.token, now, committed.amount)
+    // The row just inserted, as getIntent would read it back (the table's STRICT types and checks accepted every value).
+    return {
+      id,
+      strategy,
+      kind,
+      intent: JSON.parse(intentJson),
+      status: settled?.status ?? 'accepted',
+      refusalLimit: settled?.limit ?? null,
+      refusalReason: settled?.reason ?? null,
+      spend: committed === undefined ? undefined : { token: committed.token, amount: committed.amount },
+      createdAt: now,
+      updatedAt: now,
+    }
+  }
+
+  /** Writes an accepted intent's new status; returns the row as updated (read once before, not again after). */
+  function settle(stored: JournalIntent, status: IntentStatus, limit: string | null, reason: string | null): JournalIntent {
+    const now = clock.now()
+    updateStatus.run(status, limit, reason, now, stored.id)
+    return { ...stored, status, refusalLimit: limit, refusalReason: reason, updatedAt: now }
   }
 
   /** An accepted intent that is refused or fails after all gives back what it committed. */
@@ -133,9 +154,9 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
   function refuseIntent(id: string, reason: string, limit = 'risk'): JournalIntent {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
-    updateStatus.run('refused', limit, reason, clock.now(), id)
+    const settled = settle(stored, 'refused', limit, reason)
     releaseSpend(stored)
-    return requireIntent(id)
+    return settled
   }
 
   /**
@@ -145,9 +166,9 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
   function failIntent(id: string, reason: string, stage: string): JournalIntent {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
-    updateStatus.run('failed', stage, reason, clock.now(), id)
+    const settled = settle(stored, 'failed', stage, reason)
     releaseSpend(stored)
-    return requireIntent(id)
+    return settled
   }
 
   function intentsOf(strategy: string): JournalIntent[] {
@@ -158,8 +179,7 @@ export function createIntentStatements(db: Database, clock: Clock, { addSpend }:
   function completeIntent(id: string): JournalIntent {
     const stored = requireIntent(id)
     if (stored.status !== 'accepted') return stored
-    updateStatus.run('done', null, null, clock.now(), id)
-    return requireIntent(id)
+    return settle(stored, 'done', null, null)
   }
 
   /** Accepted intents whose orders all reached a final status: a crash came between the last one and completeIntent. */

@@ -175,6 +175,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     pendingTransactions: transactions.pendingTransactions,
     recordBalanceBaseline: db.transaction(baselines.recordBalanceBaseline),
     getBalanceBaseline: baselines.getBalanceBaseline,
+    hasBalanceBaseline: baselines.hasBalanceBaseline,
     balanceBaselinesOf: baselines.balanceBaselinesOf,
     pendingDeliveries: deliveries.pendingDeliveries,
     markDelivered: db.transaction(deliveries.markDelivered),

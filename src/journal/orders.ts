@@ -126,48 +126,71 @@ export function createOrderStatements(db: Database, clock: Clock) {
   /** Writes the signed order BEFORE it is submitted; a local id already stored is success and returns the stored row. */
   function recordSignedOrder(order: RecordSignedOrderParameters): JournalOrder {
     const orderHash = order.orderHash?.toLowerCase() ?? null
-    if (orderHash !== null) {
-      const holder = selectIdByHash.get(orderHash)
+    const now = clock.now()
+    const row: Omit<JournalOrder, 'signedPayload'> = {
+      id: order.id,
+      intentId: order.intentId,
+      mode: order.mode,
+      account: toAddress(order.account),
+      beneficiary: toAddress(order.beneficiary ?? order.account),
+      chainId: order.chainId,
+      destChainId: order.destChainId ?? order.chainId,
+      venueId: null,
+      orderHash,
+      nonce: order.nonce ?? null,
+      deadline: order.deadline ?? null,
+      srcToken: toAddress(order.srcToken),
+      destToken: toAddress(order.destToken),
+      srcAmount: order.srcAmount,
+      destAmount: order.destAmount,
+      side: order.side,
+      status: signedStatus,
+      submitted: false,
+      submittedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    }
+    const payloadJson = toJsonText(order.signedPayload)
+    let changes: number
+    try {
+      ;({ changes } = insert.run(
+        row.id,
+        row.intentId,
+        row.mode,
+        row.account,
+        row.beneficiary,
+        row.chainId,
+        row.destChainId,
+        orderHash,
+        row.nonce === null ? null : toAmountText(row.nonce),
+        row.deadline,
+        row.srcToken,
+        row.destToken,
+        toAmountText(row.srcAmount),
+        toAmountText(row.destAmount),
+        row.side,
+        signedStatus,
+        payloadJson,
+        now,
+        now,
+        // the intent's strategy, copied into the order
+        order.intentId,
+      ))
+    } catch (error) {
+      const code = error instanceof Error && 'code' in error ? error.code : undefined
+      // The only foreign key of an order is its intent: recordIntent must come first.
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new JournalRecordNotFoundError({ kind: 'intent', id: order.intentId })
+      // A stored id is the upsert's conflict (nothing inserted); another unique key held by another row is the order hash.
+      const holder = code === 'SQLITE_CONSTRAINT_UNIQUE' && orderHash !== null ? selectIdByHash.get(orderHash) : undefined
       if (holder !== undefined && holder !== order.id) {
         throw new JournalConflictError('order hash already recorded under another local id', { orderHash, storedId: holder, id: order.id })
       }
-    }
-    const now = clock.now()
-    const values = [
-      order.id,
-      order.intentId,
-      order.mode,
-      toAddress(order.account),
-      toAddress(order.beneficiary ?? order.account),
-      order.chainId,
-      order.destChainId ?? order.chainId,
-      orderHash,
-      order.nonce === undefined ? null : toAmountText(order.nonce),
-      order.deadline ?? null,
-      toAddress(order.srcToken),
-      toAddress(order.destToken),
-      toAmountText(order.srcAmount),
-      toAmountText(order.destAmount),
-      order.side,
-      signedStatus,
-      toJsonText(order.signedPayload),
-      now,
-      now,
-      // the intent's strategy, copied into the order
-      order.intentId,
-    ]
-    let changes: number
-    try {
-      ;({ changes } = insert.run(...values))
-    } catch (error) {
-      // The only foreign key of an order is its intent: recordIntent must come first.
-      if (error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-        throw new JournalRecordNotFoundError({ kind: 'intent', id: order.intentId })
-      }
       throw error
     }
-    if (changes === 1) setHistoryHead.run(insertHistory.run(order.id, signedStatus, 'signed', now).lastInsertRowid, order.id)
-    return requireOrder(order.id)
+    if (changes === 0) return requireOrder(order.id)
+    setHistoryHead.run(insertHistory.run(order.id, signedStatus, 'signed', now).lastInsertRowid, order.id)
+    // The row just inserted, as getOrder would read it back (the table's STRICT types and checks accepted every value).
+    return { ...row, signedPayload: JSON.parse(payloadJson) }
   }
 
   /** The venue accepted the order (Delta: with its uuid). Repeating it keeps the first time; a different venue id is a conflict. */
@@ -179,7 +202,14 @@ export function createOrderStatements(db: Database, clock: Clock) {
     if (stored.submitted && (venueId === undefined || stored.venueId === venueId)) return stored
     const now = clock.now()
     updateSubmitted.run(now, venueId ?? null, now, id)
-    return requireOrder(id)
+    // As the update leaves it: the first submission time and venue id stand.
+    return {
+      ...stored,
+      submitted: true,
+      submittedAt: stored.submittedAt ?? now,
+      venueId: stored.venueId ?? venueId ?? null,
+      updatedAt: now,
+    }
   }
 
   function listOrders({ status, strategy, mode, limit }: ListOrdersParameters = {}): JournalOrder[] {

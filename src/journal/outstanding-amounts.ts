@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import type { OrderMode } from '../domain/order-status.js'
 import { chainSql } from './order-events.js'
-import { amountColumn } from './sql-values.js'
+import { readAmountText } from './sql-values.js'
 
 export type OutstandingSourceParameters = { mode: OrderMode; chainId: number; token: string }
 
@@ -12,19 +12,23 @@ export type OutstandingSourceParameters = { mode: OrderMode; chainId: number; to
  */
 export function createOutstandingSourceQuery(db: Database) {
   const openWhere = 'FROM orders INDEXED BY orders_open WHERE open = 1 AND mode = ? AND chain_id = ? AND src_token = ?'
-  const selectUnfilled = db.prepare<[string, number, string], string>(`SELECT src_amount ${openWhere} AND fills_head IS NULL`).pluck()
-  const selectFilled = db.prepare<[string, number, string], { id: string; src_amount: string }>(
-    `SELECT id, src_amount ${openWhere} AND fills_head IS NOT NULL`,
-  )
+  // Each matching open order's amount, with its id only when it has fills (whose spend is then read).
+  const selectOpen = db
+    .prepare<[string, number, string], [string, string | null]>(
+      `SELECT src_amount, CASE WHEN fills_head IS NULL THEN NULL ELSE id END ${openWhere}`,
+    )
+    .raw()
   const selectSpent = db.prepare<[string], string>(chainSql('fills', 'fills_head', { columns: 'spent_amount' })).pluck()
 
   return function outstandingSourceAmount({ mode, chainId, token }: OutstandingSourceParameters): bigint {
-    const key = [mode, chainId, token.toLowerCase()] as const
     let outstanding = 0n
-    for (const amount of selectUnfilled.all(...key)) outstanding += amountColumn.parse(amount)
-    for (const order of selectFilled.all(...key)) {
-      const amount = amountColumn.parse(order.src_amount)
-      const spent = selectSpent.all(order.id).reduce((sum, text) => sum + amountColumn.parse(text), 0n)
+    for (const [text, filledId] of selectOpen.all(mode, chainId, token.toLowerCase())) {
+      const amount = readAmountText(text)
+      if (filledId === null) {
+        outstanding += amount
+        continue
+      }
+      const spent = selectSpent.all(filledId).reduce((sum, spentText) => sum + readAmountText(spentText), 0n)
       if (amount > spent) outstanding += amount - spent
     }
     return outstanding

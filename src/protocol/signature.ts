@@ -17,7 +17,29 @@ import { ProtocolEncodingError } from './errors.js'
 export function toCompactSignature(signature: Hex): Hex {
   const length = signatureLength(signature)
   if (length === 64) return signature.toLowerCase() as Hex
-  return serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)))
+  return compactOfValid(signature) ?? serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)))
+}
+
+/** secp256k1's group order: r and s (and, compact, yParity·2^255 + s) lie in [1, n). */
+const curveOrder = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+/**
+ * The compact form of a 65-byte signature by string operations, as viem's parse and serialize give it; undefined for
+ * one they refuse (r, s or yParity out of range), which then takes viem's path to its error.
+ */
+function compactOfValid(signature: Hex): Hex | undefined {
+  const r = signature.slice(2, 66)
+  const s = signature.slice(66, 130)
+  const v = Number.parseInt(signature.slice(130), 16)
+  const yParity = v === 0 || v === 27 ? 0 : v === 1 || v === 28 ? 1 : undefined
+  if (yParity === undefined || !inOrder(r) || !inOrder(s)) return undefined
+  const yParityAndS = yParity === 0 ? s : (Number.parseInt(s.slice(0, 2), 16) | 0x80).toString(16) + s.slice(2)
+  return inOrder(yParityAndS) ? (`0x${r}${yParityAndS}`.toLowerCase() as Hex) : undefined
+}
+
+function inOrder(word: string): boolean {
+  const value = BigInt(`0x${word}`)
+  return value > 0n && value < curveOrder
 }
 
 /** The 65-byte (r ‖ s ‖ v) form of a signature; a 65-byte input is returned unchanged (lowercased). */

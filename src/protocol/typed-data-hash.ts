@@ -22,14 +22,23 @@ export function compileStructHasher(types: Types, primaryType: string): StructHa
     // Once per type, when compiled (often at import): viem's keccak, so that importing starts no WebAssembly load.
     const typeHash = keccak256(stringToBytes(encodeType(types, name)), 'bytes')
     let writers: Writer[] | undefined
+    // One encoding buffer per struct type, reused: hashing is synchronous, and a struct nested in itself (through an
+    // array) finds it in use and takes a fresh one.
+    let spare: Buffer | undefined
     const hasher = (message: Readonly<Record<string, unknown>>) => {
       writers ??= fields.map((field) => fieldWriter(field.type, structHasher))
-      const buffer = Buffer.alloc(32 * (fields.length + 1))
-      buffer.set(typeHash, 0)
-      for (let index = 0; index < fields.length; index++) {
-        ;(writers[index] as Writer)(message[(fields[index] as Field).name], buffer, 32 * (index + 1))
+      const buffer = spare ?? Buffer.alloc(32 * (fields.length + 1))
+      spare = undefined
+      try {
+        buffer.set(typeHash, 0)
+        buffer.fill(0, 32)
+        for (let index = 0; index < fields.length; index++) {
+          ;(writers[index] as Writer)(message[(fields[index] as Field).name], buffer, 32 * (index + 1))
+        }
+        return keccak256Bytes(buffer)
+      } finally {
+        spare = buffer
       }
-      return keccak256Bytes(buffer)
     }
     compiled.set(name, hasher)
     return hasher
@@ -37,14 +46,15 @@ export function compileStructHasher(types: Types, primaryType: string): StructHa
   return structHasher(primaryType)
 }
 
+/** The digest's preimage, filled and hashed synchronously at each call (0x1901 stays in front). */
+const digestPreimage = Uint8Array.of(0x19, 0x01, ...new Uint8Array(64))
+
 /** keccak256(0x1901 ‖ domainSeparator ‖ structHash). */
 export function typedDataDigest(domainSeparator: Uint8Array, structHash: Uint8Array): Hex {
-  const buffer = new Uint8Array(66)
-  buffer[0] = 0x19
-  buffer[1] = 0x01
-  buffer.set(domainSeparator, 2)
-  buffer.set(structHash, 34)
-  return keccak256Hex(buffer)
+  if (domainSeparator.length !== 32 || structHash.length !== 32) throw new RangeError('a domain separator and a struct hash are 32 bytes')
+  digestPreimage.set(domainSeparator, 2)
+  digestPreimage.set(structHash, 34)
+  return keccak256Hex(digestPreimage)
 }
 
 const domainTypes = {

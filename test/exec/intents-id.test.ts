@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createIntent } from '../../src/domain/intents/create-intent.js'
 import { intentId } from '../../src/domain/intents/intent-id.js'
-import { parseIntentContent } from '../../src/domain/intents/parse-intent.js'
+import { InvalidIntentError, parseIntent, parseIntentContent } from '../../src/domain/intents/parse-intent.js'
 import { ManualClock } from '../../src/time/clock.js'
 
 const content = {
@@ -70,5 +70,48 @@ describe('createIntent', () => {
     expect(again.createdAt).toBe(1_700_000_060_000)
     expect(again.id).toBe(first.id)
     expect(first.id).toBe(idOf(content))
+  })
+
+  const usdc = content.srcToken
+  const weth = content.destToken
+  const limits = { maxSlippageBps: 30, maxPriceImpactPercent: 1 }
+  const twap = { chainId: 1, srcToken: usdc, destToken: weth, numSlices: 4, intervalSeconds: 60, ...limits }
+  const ofEveryKind: [string, Record<string, unknown>][] = [
+    ['swap', content],
+    ['swap forced to a mode', { ...content, mode: 'market', amount: 7n }],
+    [
+      'limit',
+      { strategy: 's', kind: 'limit', chainId: 8453, srcToken: usdc, destToken: weth, srcAmount: '5', destAmount: 2n, validitySeconds: 60 },
+    ],
+    ['twap-sell with a price guard', { strategy: 's', kind: 'twap-sell', ...twap, totalSrcAmount: '400', minDestAmountPerSlice: '7' }],
+    ['twap-buy', { strategy: 's', kind: 'twap-buy', ...twap, totalDestAmount: '400', maxSrcAmount: '900' }],
+    ['crosschain', { ...content, kind: 'crosschain', destChainId: 10, beneficiary: usdc }],
+    [
+      'otc',
+      {
+        strategy: 's',
+        kind: 'otc',
+        chainId: 1,
+        makerAsset: usdc,
+        takerAsset: weth,
+        makerAmount: '1',
+        takerAmount: '2',
+        taker: weth,
+        expiry: 1_800_000_000,
+      },
+    ],
+    ['cancel', { strategy: 's', kind: 'cancel', orderIds: ['o-1'] }],
+  ]
+
+  it.each(ofEveryKind)('gives a %s intent exactly as parseIntent reads it, keys in the schema order', (_kind, input) => {
+    const intent = createIntent({ content: input, key: 'k', clock: new ManualClock(1_700_000_000_000) })
+    const parsed = parseIntent(intent)
+    expect(intent).toStrictEqual(parsed)
+    expect(Object.keys(intent)).toEqual(Object.keys(parsed))
+  })
+
+  it('refuses a clock time that is not unix milliseconds, naming createdAt', () => {
+    expect(() => createIntent({ content, key: 'k', clock: new ManualClock(1.5) })).toThrow(InvalidIntentError)
+    expect(() => createIntent({ content, key: 'k', clock: new ManualClock(-1) })).toThrow(/createdAt: expected unix milliseconds/)
   })
 })

@@ -233,6 +233,27 @@ describe('recordBalanceBaseline', () => {
     ])
     expect(journal.getBalanceBaseline(8453, account, usdc)).toBeUndefined()
   })
+
+  it('says a baseline exists once one is recorded, by this journal or by another connection, in any address case', () => {
+    const { journal, file, clock } = context
+    const account = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+    const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+    const weth = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
+    expect(journal.hasBalanceBaseline(1, account, usdc)).toBe(false)
+    journal.recordBalanceBaseline({ chainId: 1, account, token: usdc, amount: 3n, blockNumber: 1 })
+    expect(journal.hasBalanceBaseline(1, account.toLowerCase(), usdc.toLowerCase())).toBe(true)
+    expect(journal.hasBalanceBaseline(10, account, usdc)).toBe(false)
+
+    expect(journal.hasBalanceBaseline(1, account, weth)).toBe(false)
+    const other = openJournal({ file, clock })
+    try {
+      other.recordBalanceBaseline({ chainId: 1, account, token: weth, amount: 4n, blockNumber: 2 })
+    } finally {
+      other.close()
+    }
+    expect(journal.hasBalanceBaseline(1, account, weth)).toBe(true)
+    expect(journal.hasBalanceBaseline(1, '0x01', weth)).toBe(false)
+  })
 })
 
 describe('recordSignedOrder account and beneficiary', () => {

@@ -1,8 +1,10 @@
 import BetterSqlite3 from 'better-sqlite3'
+import fc from 'fast-check'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
 import { JournalConflictError, JournalRecordNotFoundError, JournalVersionError } from '../../src/journal/journal-errors.js'
 import { journalMigrations } from '../../src/journal/migrations.js'
+import { amountColumn, readAmountText } from '../../src/journal/sql-values.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { createJournalDirectory, recordSampleOrder } from './journal-fixtures.js'
 
@@ -106,6 +108,131 @@ describe('intents', () => {
     journal.recordIntent({ id: 'i3', strategy: 's', kind: 'swap', intent: {}, modeChoice: choice('market') })
     expect(journal.getModeChoice('i3')).toMatchObject({ intentId: 'i3', mode: 'delta', explanation: 'delta wins', figures: { net: '5' } })
     expect(countRows('mode_choices')).toBe(1)
+  })
+})
+
+describe('readAmountText', () => {
+  it('reads an amount column as amountColumn does, and refuses what it refuses with its error', () => {
+    const outcome = (read: () => bigint) => {
+      try {
+        return { amount: read() }
+      } catch (error) {
+        return { error: String(error) }
+      }
+    }
+    const text = fc.oneof(
+      fc.bigInt({ min: 0n, max: maxUint256 }).map(String),
+      fc.stringMatching(/^[0-9 +\-.e]{0,8}$/),
+      fc.constantFrom('', '-1', '1.0', ' 1', '0x10', '١٢'),
+    )
+    fc.assert(
+      fc.property(fc.oneof(text, fc.anything()), (value) => {
+        expect(outcome(() => readAmountText(value))).toEqual(outcome(() => amountColumn.parse(value)))
+      }),
+    )
+  })
+})
+
+describe('what a write returns', () => {
+  it('is from recordIntent and each status change exactly the intent getIntent reads back', () => {
+    const spend = { token: '1:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', amount: maxUint256 }
+    const recorded = [
+      journal.recordIntent({ id: 'accepted', strategy: 's', kind: 'swap', intent: { amount: 5n, nested: [{ at: 1 }] }, spend }),
+      journal.recordIntent({ id: 'plain', strategy: 's', kind: 'cancel', intent: { orderIds: ['o'] } }),
+      journal.recordIntent({
+        id: 'refused',
+        strategy: 's',
+        kind: 'swap',
+        intent: {},
+        spend,
+        refused: { limit: 'dailyBudget', reason: 'r' },
+      }),
+      journal.recordIntent({ id: 'failed', strategy: 's', kind: 'otc', intent: {}, failed: { stage: 'pricing', reason: 'f' } }),
+    ]
+    for (const intent of recorded) expect(intent).toStrictEqual(journal.getIntent(intent.id))
+    clock.advance(7)
+    journal.recordIntent({ id: 'to-refuse', strategy: 's', kind: 'swap', intent: {}, spend })
+    journal.recordIntent({ id: 'to-fail', strategy: 's', kind: 'swap', intent: {}, spend })
+    clock.advance(7)
+    const changed = [
+      journal.refuseIntent('to-refuse', 'too late', 'mode'),
+      journal.failIntent('to-fail', 'venue said no', 'venue'),
+      journal.completeIntent('accepted'),
+      journal.completeIntent('accepted'),
+      journal.refuseIntent('refused', 'again'),
+    ]
+    for (const intent of changed) expect(intent).toStrictEqual(journal.getIntent(intent.id))
+    expect(changed[0]).toMatchObject({ status: 'refused', refusalLimit: 'mode', updatedAt: 1_700_000_000_014 })
+  })
+
+  it('is from recordSignedOrder and markSubmitted exactly the order getOrder reads back', () => {
+    journal.recordIntent({ id: 'intent-full', strategy: 's', kind: 'swap', intent: {} })
+    const full = journal.recordSignedOrder({
+      id: 'full',
+      intentId: 'intent-full',
+      mode: 'delta',
+      account: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      beneficiary: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+      chainId: 1,
+      destChainId: 10,
+      orderHash: `0x${'CD'.repeat(32)}`,
+      nonce: maxUint256,
+      deadline: 1_800_000_000,
+      srcToken: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      destToken: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+      srcAmount: maxUint256,
+      destAmount: 0n,
+      side: 'BUY',
+      signedPayload: { order: { amount: 5n, list: [1, 'a', null], omitted: undefined }, signature: '0xabc' },
+    })
+    journal.recordIntent({ id: 'intent-bare', strategy: 's', kind: 'swap', intent: {} })
+    const bare = journal.recordSignedOrder({
+      id: 'bare',
+      intentId: 'intent-bare',
+      mode: 'market',
+      account: '0xAA',
+      chainId: 1,
+      srcToken: '0x1',
+      destToken: '0x2',
+      srcAmount: 1n,
+      destAmount: 1n,
+      side: 'SELL',
+      signedPayload: 'raw',
+    })
+    for (const order of [full, bare]) expect(order).toStrictEqual(journal.getOrder({ id: order.id }))
+    const submit = (id: string, venueId?: string) => {
+      const order = journal.markSubmitted(id, venueId === undefined ? {} : { venueId })
+      expect(order).toStrictEqual(journal.getOrder({ id }))
+      return order
+    }
+    clock.advance(5)
+    submit('full', 'v-full')
+    submit('bare')
+    clock.advance(5)
+    expect(submit('bare', 'v-bare')).toMatchObject({ venueId: 'v-bare', submittedAt: 1_700_000_000_005, updatedAt: 1_700_000_000_010 })
+    expect(submit('full', 'v-full')).toMatchObject({ submittedAt: 1_700_000_000_005, updatedAt: 1_700_000_000_005 })
+  })
+
+  it('is the stored order, unchanged, when an order is recorded again under its id with another hash', () => {
+    recordSampleOrder(journal, 'kept', { orderHash: txHash(11) })
+    const stored = journal.getOrder({ id: 'kept' })
+    clock.advance(10)
+    const again = journal.recordSignedOrder({
+      id: 'kept',
+      intentId: 'intent-kept',
+      mode: 'delta',
+      account: '0xbb',
+      chainId: 1,
+      orderHash: txHash(12),
+      srcToken: '0x1',
+      destToken: '0x2',
+      srcAmount: 9n,
+      destAmount: 9n,
+      side: 'SELL',
+      signedPayload: {},
+    })
+    expect(again).toStrictEqual(stored)
+    expect(journal.getOrder({ orderHash: txHash(12) })).toBeUndefined()
   })
 })
 

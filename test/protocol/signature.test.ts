@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { type Hex, recoverAddress, size } from 'viem'
+import { type Hex, parseSignature, recoverAddress, serializeCompactSignature, signatureToCompactSignature, size } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { ProtocolEncodingError } from '../../src/protocol/errors.js'
@@ -25,6 +25,31 @@ describe('ERC-2098 signature conversion', () => {
         expect(await recoverAddress({ hash, signature: fromCompactSignature(compact) })).toBe(account.address)
       }),
       { numRuns: 40 },
+    )
+  })
+
+  it('gives the compact form viem gives for every 65-byte word pair and v, and refuses what viem refuses', () => {
+    const curveOrder = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+    const word = fc.oneof(
+      fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+      fc.constantFrom(0n, 1n, curveOrder - 1n, curveOrder, (1n << 255n) - 1n, 1n << 255n, curveOrder - (1n << 255n)),
+    )
+    const v = fc.oneof(fc.constantFrom(0, 1, 27, 28), fc.integer({ min: 0, max: 255 }))
+    const viemCompact = (signature: Hex) => serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)))
+    const outcome = (convert: () => Hex) => {
+      try {
+        return { compact: convert() }
+      } catch (error) {
+        return { error: (error as Error).message }
+      }
+    }
+    fc.assert(
+      fc.property(word, word, v, fc.boolean(), (r, s, yParityOrV, upper) => {
+        const hex = `0x${r.toString(16).padStart(64, '0')}${s.toString(16).padStart(64, '0')}${yParityOrV.toString(16).padStart(2, '0')}`
+        const signature = (upper ? hex.toUpperCase().replace('0X', '0x') : hex) as Hex
+        expect(outcome(() => toCompactSignature(signature))).toEqual(outcome(() => viemCompact(signature)))
+      }),
+      { numRuns: 2_000 },
     )
   })
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { hashTypedData } from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   hashDeltaOrder,
@@ -87,6 +88,32 @@ describe('the compiled EIP-712 hasher of the submit path', () => {
       fc.property(externalArbitrary, domainArbitrary, (order, domain) => {
         expect(hashSignedStruct({ kind: 'ExternalOrder', order }, domain)).toBe(hashExternalOrder(order, domain))
       }),
+    )
+  })
+
+  it('hashes a struct holding an array of its own type, each level into its own buffer, as viem does', () => {
+    const types = {
+      Node: [
+        { name: 'value', type: 'uint256' },
+        { name: 'owner', type: 'address' },
+        { name: 'children', type: 'Node[]' },
+      ],
+    } as const
+    const hashNode = compileStructHasher(types, 'Node')
+    type Node = { value: bigint; owner: `0x${string}`; children: Node[] }
+    const nodeOf = (children: fc.Arbitrary<Node[]>): fc.Arbitrary<Node> =>
+      fc.record({ value: uintArbitrary(256), owner: addressArbitrary, children })
+    const leaf = nodeOf(fc.constant([]))
+    const tree = nodeOf(fc.array(nodeOf(fc.array(leaf, { maxLength: 3 })), { maxLength: 3 }))
+    fc.assert(
+      fc.property(fc.array(tree, { minLength: 1, maxLength: 3 }), domainArbitrary, (nodes, domain) => {
+        for (const message of nodes) {
+          // viem's types cannot follow a self-referencing struct; the runtime hashes it.
+          const expected = hashTypedData({ domain: getDeltaDomain(domain), types, primaryType: 'Node', message } as never)
+          expect(typedDataDigest(domainSeparatorOf(getDeltaDomain(domain)), hashNode(message))).toBe(expected)
+        }
+      }),
+      { numRuns: 50 },
     )
   })
 

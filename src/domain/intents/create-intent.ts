@@ -1,4 +1,5 @@
 import type { Clock } from '../../time/clock.js'
+import { unixMillisecondsSchema } from './intent-fields.js'
 import { intentId } from './intent-id.js'
 import type { Intent } from './intent-schema.js'
 import { parseIntent, parseIntentContent } from './parse-intent.js'
@@ -25,5 +26,11 @@ export type CreateIntentParameters = {
  */
 export function createIntent({ content, key, clock }: CreateIntentParameters): Intent {
   const parsed = parseIntentContent(content)
-  return parseIntent({ ...parsed, id: intentId({ content: parsed, key }), createdAt: clock.now() })
+  const id = intentId({ content: parsed, key })
+  const createdAt = clock.now()
+  // The content passed intentSchema's own field schemas and rules; the id is 32 hex digits. Only the clock's time is
+  // left to check: a bad one goes through the whole schema, which names it.
+  if (!unixMillisecondsSchema.safeParse(createdAt).success) return parseIntent({ ...parsed, id, createdAt })
+  // The keys in intentSchema's order: the header (strategy, id, createdAt), then the content's.
+  return Object.assign({ strategy: parsed.strategy, id, createdAt }, parsed)
 }

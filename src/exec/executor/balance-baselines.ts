@@ -16,7 +16,7 @@ export async function recordBalanceBaselines(
   const { journal, account } = context
   for (const { chainId, tokens } of holdings) {
     const wanted = [...new Set([...tokens, nativeTokenPlaceholder].map((token) => token.toLowerCase() as Address))].filter(
-      (token) => journal.getBalanceBaseline(chainId, account.address, token) === undefined,
+      (token) => !journal.hasBalanceBaseline(chainId, account.address, token),
     )
     if (wanted.length === 0) continue
     const { publicClient } = requireChainClients(context.chains, chainId)
