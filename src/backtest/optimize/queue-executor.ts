@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Job, Queue, QueueEvents } from 'bullmq'
-import type { Redis } from 'ioredis'
+import { Redis } from 'ioredis'
 import { BaseError } from '../../errors/base.js'
 import { openQueueRedis, QueueConnectionError } from './queue-redis.js'
 import type { QueueAddress } from './queue-url.js'
@@ -27,7 +27,7 @@ export class QueueExecutorError extends BaseError {
   override name = 'QueueExecutorError' as const
 }
 
-type Connected = { queue: Queue; events: QueueEvents; redis: Redis; lost: Promise<never> }
+type Connected = { queue: Queue; events: QueueEvents; redis: Redis; lost: Promise<never>; clients: readonly Redis[] }
 
 /**
  * Runs trials on `deltaflow worker` processes through a BullMQ queue on Redis (queue-worker.ts), on this machine or
@@ -96,11 +96,17 @@ export function createQueueExecutor({
         })
       })
       lost.catch(() => {})
-      // BullMQ opens its own connections (QueueEvents blocks on one) with the same address.
-      const connection = { ...address.redis }
-      const queue = new Queue(trialQueueName, { connection })
-      const events = new QueueEvents(trialQueueName, { connection })
-      // BullMQ's connections reconnect on their own; the side-store client above is the one that decides the run is lost.
+      // BullMQ's connections (QueueEvents blocks on its own) are ours: they reconnect on their own while Redis is away
+      // (the side-store client above is the one that decides the run is lost), and are ended here whatever state they
+      // are in; BullMQ's own disconnect waits for a connection that is ready, which it may never be.
+      const bullClient = () => {
+        const client = new Redis({ ...address.redis, maxRetriesPerRequest: null })
+        client.on('error', () => {})
+        return client
+      }
+      const clients = [bullClient(), bullClient()] as const
+      const queue = new Queue(trialQueueName, { connection: clients[0] })
+      const events = new QueueEvents(trialQueueName, { connection: clients[1] })
       queue.on('error', () => {})
       events.on('error', () => {})
       // Each trial waiting for its result listens for the queue's closing.
@@ -108,12 +114,11 @@ export function createQueueExecutor({
       try {
         await Promise.race([Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), lost, onClose])
       } catch (error) {
-        // Given up (or closed) before BullMQ was ready: its connections would go on reconnecting.
-        await Promise.all([queue.disconnect().catch(() => {}), events.disconnect().catch(() => {})])
-        redis.disconnect()
+        // Given up (or closed) before BullMQ was ready.
+        for (const client of [...clients, redis]) client.disconnect()
         throw error
       }
-      return { queue, events, redis, lost }
+      return { queue, events, redis, lost, clients }
     })()
     return connected
   }
@@ -232,7 +237,7 @@ export function createQueueExecutor({
         rejectOnClose(closedError())
         const opened = await connected?.catch(() => undefined)
         if (!opened) return
-        const { queue, events, redis } = opened
+        const { queue, events, redis, clients } = opened
         const ignore = () => {}
         // The side-store client gave up on Redis: nothing can be cleaned up (the keys expire), only the sockets closed.
         const lost = redis.status === 'end'
@@ -249,11 +254,13 @@ export function createQueueExecutor({
           })
         }
         await withinMs(lost ? 500 : 5_000, () =>
-          Promise.all([queue.close().catch(ignore), events.close().catch(ignore), redis.quit().catch(ignore)]),
+          Promise.all([
+            queue.close().catch(ignore),
+            events.close().catch(ignore),
+            ...[...clients, redis].map((client) => client.quit().catch(ignore)),
+          ]),
         )
-        queue.disconnect().catch(ignore)
-        events.disconnect().catch(ignore)
-        redis.disconnect()
+        for (const client of [...clients, redis]) client.disconnect()
       })()
       return closing
     },
