@@ -21,6 +21,66 @@ export type ValuationSample = {
   price: number
 }
 
+const sampleFields = ['t', 'equity', 'baseValue', 'holdStart', 'buyAndHold', 'price'] as const
+
+/**
+ * The samples as one column of floats per field, grown by doubling: a replay keeps its samples to the end, and as
+ * objects (with a boxed number per field) every one of them would be copied by each young-generation collection.
+ * `samples()` makes the objects once asked for (the results, at the end), until the next sample.
+ */
+function createSampleColumns() {
+  let capacity = 64
+  let columns = sampleFields.map(() => new Float64Array(capacity))
+  let length = 0
+  let made: ValuationSample[] | undefined
+  return {
+    get length(): number {
+      return length
+    },
+    push(...values: [number, number, number, number, number, number]): void {
+      if (length === capacity) {
+        capacity *= 2
+        columns = columns.map((column) => {
+          const grown = new Float64Array(capacity)
+          grown.set(column)
+          return grown
+        })
+      }
+      for (let field = 0; field < values.length; field++) (columns[field] as Float64Array)[length] = values[field] as number
+      length += 1
+      made = undefined
+    },
+    /** Halves the samples, keeping the first and every other one after it. */
+    keepEveryOther(): void {
+      let kept = 0
+      for (let index = 0; index < length; index += 2, kept++) for (const column of columns) column[kept] = column[index] as number
+      length = kept
+      made = undefined
+    },
+    samples(): readonly ValuationSample[] {
+      if (made === undefined) {
+        const [t, equity, baseValue, holdStart, buyAndHold, price] = columns as [
+          Float64Array,
+          Float64Array,
+          Float64Array,
+          Float64Array,
+          Float64Array,
+          Float64Array,
+        ]
+        made = Array.from({ length }, (_, index) => ({
+          t: t[index] as number,
+          equity: equity[index] as number,
+          baseValue: baseValue[index] as number,
+          holdStart: holdStart[index] as number,
+          buyAndHold: buyAndHold[index] as number,
+          price: price[index] as number,
+        }))
+      }
+      return made
+    },
+  }
+}
+
 /** What buy-and-hold starts from: the starting balances' value at the first price, and the base units it buys. */
 export type BuyAndHoldStart = { startValue: number; firstPrice: number; units: number }
 
@@ -90,7 +150,7 @@ export function createValuation({
 }) {
   const baseTokens = new Set(pair.base.tokens)
   const quoteTokens = new Set(pair.quote.tokens)
-  const points: ValuationSample[] = []
+  const points = createSampleColumns()
   // Without a known end, sampling starts every minute and halves its points (doubling the step) whenever they reach
   // twice `samples`: memory stays bounded whatever the length of the replay.
   let step = to === undefined ? 60_000 : Math.max(1, Math.floor((to - from) / samples))
@@ -188,9 +248,7 @@ export function createValuation({
       while (nextSample <= now) nextSample += step
       if (current === undefined) return
       if (points.length >= 2 * samples) {
-        let kept = 0
-        for (let index = 0; index < points.length; index += 2) points[kept++] = points[index] as ValuationSample
-        points.length = kept
+        points.keepEveryOther()
         step *= 2
         nextSample = now + step
       }
@@ -199,17 +257,17 @@ export function createValuation({
       const holdStart = worthOf(startBalances, current).value
       // Buy-and-hold buys at the first price the pair has: units = start value / first price.
       buyAndHold ??= { startValue: holdStart, firstPrice: current, units: holdStart / current }
-      points.push({
-        t: now,
-        equity: held.value + moving.value - wallet.gasUsd(),
-        baseValue: (held.base + moving.base) * current,
+      points.push(
+        now,
+        held.value + moving.value - wallet.gasUsd(),
+        (held.base + moving.base) * current,
         holdStart,
-        buyAndHold: buyAndHold.units * current,
-        price: current,
-      })
+        buyAndHold.units * current,
+        current,
+      )
     },
     price,
-    points: (): readonly ValuationSample[] => points,
+    points: (): readonly ValuationSample[] => points.samples(),
     /** Undefined until the pair has a price. */
     buyAndHoldStart: (): BuyAndHoldStart | undefined => buyAndHold,
     averagePrice: (): number | null => (weightedMs > 0 ? weighted / weightedMs : (lastPrice ?? null)),
