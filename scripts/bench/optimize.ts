@@ -11,6 +11,7 @@ import { canonicalJson } from '../../src/domain/intents/intent-id.js'
 import { type DeltaflowWorker, startDeltaflowWorker } from '../../test/helpers/deltaflow-worker.js'
 import { type RedisServer, startRedisServer } from '../../test/helpers/redis-server.js'
 import { type BenchResult, median, summarize } from './summary.js'
+import { threadScaling } from './thread-scaling.js'
 
 const quoteSet = fileURLToPath(new URL('../../test/fixtures/quotes/ethusdt-strategies.jsonl.gz', import.meta.url))
 const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.meta.url))
@@ -35,6 +36,8 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * 2 `deltaflow worker` processes (from the sources, 1 thread each); its overhead per trial is its time per trial minus
  * the 2-thread pool's (the side store, the jobs' round trips through Redis, the workers' polling). The workers' CPU
  * is not this process's: the queue's row has no CPU figures. Every executor's results must be identical.
+ * The baseline, measured first in the same run (thread-scaling.ts): the machine's own speed-up from 1 to 2 threads for
+ * a loop that only computes and for one that allocates short-lived objects, as a trial does.
  */
 export async function benchOptimize({ runs = 5, warmUpPasses = 2 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
@@ -58,6 +61,10 @@ export async function benchOptimize({ runs = 5, warmUpPasses = 2 }: { runs?: num
       target: '2 workers >= 1.8 x 1 worker',
       trials: `${specs.length} ladder candidates over ${packed.quotes} quotes (2 days) each`,
     }
+    // The baseline: what 2 threads give over 1 on this machine for a loop that computes and one that allocates.
+    const scaling = await threadScaling()
+    notes['this machine, 2 threads vs 1'] =
+      `${scaling.compute.toFixed(2)} x computing, ${scaling.allocating.toFixed(2)} x allocating short-lived objects (the same loop in each thread)`
     const seconds = new Map<string, number[]>()
     const cpuSeconds = new Map<string, number[]>()
     let expected: string | undefined
