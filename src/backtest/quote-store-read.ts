@@ -90,9 +90,10 @@ type Connection = ReturnType<typeof connect>
  * Bytes of decoded blocks an opened store keeps for its next replays: an optimiser's trials, a sweep's runs and
  * walk-forward folds replay one store again and again, and a kept block is not read, checked or decoded again. The
  * blocks first read are kept until the budget is used; the others are read each time (a store larger than it keeps
- * a fixed part, so memory stays flat with its size).
+ * a fixed part, so memory stays flat with its size). 16 MiB holds about 300,000 quotes: an optimiser's quote set
+ * whole; a larger budget bought no speed in the DCA benchmark and made a set below it cost its whole size in memory.
  */
-const keptBlocksBudgetBytes = 64 * 2 ** 20
+const keptBlocksBudgetBytes = 16 * 2 ** 20
 
 /** A block as read and checked: its row and its columns, and its view of the whole block once made. */
 type KeptBlock = { seq: number; firstTime: number; lastTime: number; count: number; columns: BlockColumns; whole?: StoreBlock }
@@ -100,7 +101,7 @@ type KeptBlock = { seq: number; firstTime: number; lastTime: number; count: numb
 /**
  * Opens a quote store: checks its format and version, reads the header and every request. Blocks are read as
  * `blocks()` is iterated, one query per block, and kept decoded for the next replays up to `keptBlocksBytes`
- * (default 64 MiB); the connection stays open for answers asked of blocks later, until `close()` (after which it
+ * (default 16 MiB); the connection stays open for answers asked of blocks later, until `close()` (after which it
  * reopens when needed).
  */
 export async function openQuoteStore(
