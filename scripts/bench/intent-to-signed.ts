@@ -28,7 +28,7 @@ import { developmentAccounts } from '../../src/sandbox/chains/accounts.js'
 import { loadContractArtifacts } from '../../src/sandbox/contracts/compile.js'
 import { startSandbox } from '../../src/sandbox/start-sandbox.js'
 import { systemClock } from '../../src/time/clock.js'
-import { type BenchResult, summarize } from './summary.js'
+import { type BenchResult, median, summarize } from './summary.js'
 
 type BenchOptions = {
   intents?: number
@@ -285,9 +285,9 @@ export async function benchIntentToSigned({
     const loopEnd = timedSpans.at(-1)?.[1] ?? 0
     const inLoop = collections.filter((gc) => gc.end >= loopStart && gc.start <= loopEnd)
     const pauses = (major: boolean) => inLoop.filter((gc) => gc.major === major).map((gc) => gc.end - gc.start)
-    const pauseFigures = (values: number[]) => {
-      const sorted = values.sort((a, b) => a - b)
-      return `${sorted.length} (p50 ${(sorted[Math.floor(sorted.length / 2)] ?? 0).toFixed(2)} / max ${(sorted.at(-1) ?? 0).toFixed(2)} ms)`
+    const pauseFigures = (values: readonly number[]) => {
+      const [p50, max] = values.length === 0 ? [0, 0] : [median(values), Math.max(...values)]
+      return `${values.length} (p50 ${p50.toFixed(2)} / max ${max.toFixed(2)} ms)`
     }
     const overlapping = timedSpans.filter(([from, to]) => inLoop.some((gc) => gc.start < to && gc.end > from)).length
     const distribution = (values: number[]) => {

@@ -18,12 +18,13 @@ export class BookQuote {
   #srcAmount: bigint | undefined
   #destAmount: bigint | undefined
 
-  constructor(request: ReplayRequest, time: number, block: QuoteBlock, index: number) {
+  /** `amountNumber` is Number(request.request.amount), made once per request by the book. */
+  constructor(request: ReplayRequest, amountNumber: number, time: number, block: QuoteBlock, index: number) {
     this.request = request
     this.time = time
     this.block = block
     this.index = index
-    this.amountNumber = Number(request.request.amount)
+    this.amountNumber = amountNumber
     this.srcNumber = block.srcAmountNumber(index)
     this.destNumber = block.destAmountNumber(index)
   }
@@ -101,6 +102,8 @@ export function createReplayBook(clock: Clock) {
   /** The pair key and the pair number of each request id. */
   const pairKeys: string[] = []
   const pairOfId: number[] = []
+  /** Each request's recorded size as a float (its quotes' `amountNumber`). */
+  const amountNumbers: number[] = []
   /** Each request's latest quote as read (amounts and all), until its next update. */
   const read: (BookQuote | undefined)[] = []
   /**
@@ -115,6 +118,7 @@ export function createReplayBook(clock: Clock) {
   function known(request: ReplayRequest): void {
     if (requests[request.id] !== undefined) return
     requests[request.id] = request
+    amountNumbers[request.id] = Number(request.request.amount)
     watched[request.id] = false
     const key = pairKeyOf(pairOfRequest(request))
     pairKeys[request.id] = key
@@ -144,7 +148,7 @@ export function createReplayBook(clock: Clock) {
     const request = requests[id] as ReplayRequest
     const time = block.time(index)
     if (time > clock.now()) throw new LookAheadError(time, clock.now())
-    const quote = new BookQuote(request, time, block, index)
+    const quote = new BookQuote(request, amountNumbers[id] as number, time, block, index)
     read[id] = quote
     return quote
   }
