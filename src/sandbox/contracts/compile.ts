@@ -38,18 +38,23 @@ const artifactSchema = z.object({
 })
 const cacheSchema = z.record(z.string(), artifactSchema)
 
-let memo: { key: string; artifacts: ContractArtifacts } | undefined
+let memo: ContractArtifacts | undefined
 
 /**
  * Compiles every Solidity source under src/sandbox/contracts with solc-js, once per source hash.
  * The result is cached in node_modules/.cache/deltaflow (see contractCacheDirectory), so only the first run after a
- * change pays for solc.
+ * change pays for solc. A process reads, hashes and loads the sources once: the sandbox asks for an artifact at every
+ * fill, swap check and arbitrage round, and the contracts it placed on its chains are those of its start.
  */
 export function loadContractArtifacts(): ContractArtifacts {
+  memo ??= readContractArtifacts()
+  return memo
+}
+
+function readContractArtifacts(): ContractArtifacts {
   const sources = readSources()
   const solcVersion = readSolcVersion()
   const key = createHash('sha256').update(JSON.stringify({ solcVersion, settings, sources })).digest('hex').slice(0, 16)
-  if (memo?.key === key) return memo.artifacts
   const cacheDir = contractCacheDirectory()
   const cacheFile = join(cacheDir, `contracts-${key}.json`)
   let artifacts: ContractArtifacts | undefined
@@ -60,7 +65,6 @@ export function loadContractArtifacts(): ContractArtifacts {
     artifacts = compile(sources)
     writeCache(cacheDir, cacheFile, artifacts)
   }
-  memo = { key, artifacts }
   return artifacts
 }
 
