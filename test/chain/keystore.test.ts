@@ -1,10 +1,14 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createKeystore, decryptKeystore, KeystoreDecryptionError, KeystoreFormatError } from '../../src/chain/keystore.js'
 import { readKeystoreFile, writeKeystoreFile } from '../../src/chain/keystore-file.js'
+import { createTempDirectories } from '../helpers/temp-directory.js'
+
+/** Keystores of throwaway keys, removed when the file ends. */
+const directories = createTempDirectories()
+afterAll(directories.cleanup)
 
 /** Fast scrypt for tests; the default cost is checked once below. */
 const fast = { scryptN: 2 ** 12 }
@@ -104,7 +108,7 @@ describe('decryptKeystore', () => {
 
 describe('keystore files', () => {
   it('writes a file only its owner can read, which reads back to the same keystore', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'deltaflow-keystore-'))
+    const directory = await directories.make('deltaflow-keystore-')
     const path = join(directory, 'key.json')
     const keystore = await createKeystore(generatePrivateKey(), 'pw', fast)
     await writeKeystoreFile(path, keystore)
@@ -113,7 +117,7 @@ describe('keystore files', () => {
   })
 
   it('never overwrites an existing file', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'deltaflow-keystore-'))
+    const directory = await directories.make('deltaflow-keystore-')
     const path = join(directory, 'key.json')
     const first = await createKeystore(generatePrivateKey(), 'pw', fast)
     await writeKeystoreFile(path, first)

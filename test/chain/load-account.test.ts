@@ -1,15 +1,19 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createKeystore, KeystoreDecryptionError, KeystoreFormatError } from '../../src/chain/keystore.js'
 import { writeKeystoreFile } from '../../src/chain/keystore-file.js'
 import { loadAccount, MissingKeyError } from '../../src/chain/load-account.js'
 import { InvalidPrivateKeyError } from '../../src/chain/private-key.js'
 import { createLogger } from '../../src/log/logger.js'
+import { createTempDirectories } from '../helpers/temp-directory.js'
+
+/** Keystores of throwaway keys, removed when the file ends. */
+const directories = createTempDirectories()
+afterAll(directories.cleanup)
 
 const fast = { scryptN: 2 ** 12 }
 
@@ -21,7 +25,7 @@ function memoryLogger() {
 }
 
 async function keystoreFile(key: Hex, password: string): Promise<string> {
-  const path = join(await mkdtemp(join(tmpdir(), 'deltaflow-account-')), 'key.json')
+  const path = join(await directories.make('deltaflow-account-'), 'key.json')
   await writeKeystoreFile(path, await createKeystore(key, password, fast))
   return path
 }
@@ -86,7 +90,7 @@ describe('loadAccount', () => {
   it('keeps key material out of every log line and every error of failed and successful loads', async () => {
     const key = generatePrivateKey()
     const { logger, text } = memoryLogger()
-    const directory = await mkdtemp(join(tmpdir(), 'deltaflow-leak-'))
+    const directory = await directories.make('deltaflow-leak-')
     const rawKeyFile = join(directory, 'raw-key.json')
     await writeFile(rawKeyFile, `${key}\n`)
     const keystore = await keystoreFile(key, 'right')
