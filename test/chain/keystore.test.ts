@@ -1,14 +1,13 @@
 import { readFile, stat } from 'node:fs/promises'
-import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createKeystore, decryptKeystore, KeystoreDecryptionError, KeystoreFormatError } from '../../src/chain/keystore.js'
 import { readKeystoreFile, writeKeystoreFile } from '../../src/chain/keystore-file.js'
-import { createTempDirectories } from '../helpers/temp-directory.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 /** Keystores of throwaway keys, removed when the file ends. */
-const directories = createTempDirectories()
-afterAll(directories.cleanup)
+const files = createTempDirectory('deltaflow-keystore-')
+afterAll(() => files.cleanup())
 
 /** Fast scrypt for tests; the default cost is checked once below. */
 const fast = { scryptN: 2 ** 12 }
@@ -108,8 +107,7 @@ describe('decryptKeystore', () => {
 
 describe('keystore files', () => {
   it('writes a file only its owner can read, which reads back to the same keystore', async () => {
-    const directory = await directories.make('deltaflow-keystore-')
-    const path = join(directory, 'key.json')
+    const path = files.path('owner-only.json')
     const keystore = await createKeystore(generatePrivateKey(), 'pw', fast)
     await writeKeystoreFile(path, keystore)
     expect((await stat(path)).mode & 0o777).toBe(0o600)
@@ -117,8 +115,7 @@ describe('keystore files', () => {
   })
 
   it('never overwrites an existing file', async () => {
-    const directory = await directories.make('deltaflow-keystore-')
-    const path = join(directory, 'key.json')
+    const path = files.path('existing.json')
     const first = await createKeystore(generatePrivateKey(), 'pw', fast)
     await writeKeystoreFile(path, first)
     await expect(writeKeystoreFile(path, await createKeystore(generatePrivateKey(), 'pw', fast))).rejects.toThrow(/already exists/)

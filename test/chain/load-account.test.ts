@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { inspect } from 'node:util'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
@@ -9,11 +8,12 @@ import { writeKeystoreFile } from '../../src/chain/keystore-file.js'
 import { loadAccount, MissingKeyError } from '../../src/chain/load-account.js'
 import { InvalidPrivateKeyError } from '../../src/chain/private-key.js'
 import { createLogger } from '../../src/log/logger.js'
-import { createTempDirectories } from '../helpers/temp-directory.js'
+import { createTempDirectory } from '../helpers/temp-directory.js'
 
 /** Keystores of throwaway keys, removed when the file ends. */
-const directories = createTempDirectories()
-afterAll(directories.cleanup)
+const files = createTempDirectory('deltaflow-account-')
+afterAll(() => files.cleanup())
+let keystoreFiles = 0
 
 const fast = { scryptN: 2 ** 12 }
 
@@ -25,7 +25,7 @@ function memoryLogger() {
 }
 
 async function keystoreFile(key: Hex, password: string): Promise<string> {
-  const path = join(await directories.make('deltaflow-account-'), 'key.json')
+  const path = files.path(`key-${++keystoreFiles}.json`)
   await writeKeystoreFile(path, await createKeystore(key, password, fast))
   return path
 }
@@ -90,12 +90,11 @@ describe('loadAccount', () => {
   it('keeps key material out of every log line and every error of failed and successful loads', async () => {
     const key = generatePrivateKey()
     const { logger, text } = memoryLogger()
-    const directory = await directories.make('deltaflow-leak-')
-    const rawKeyFile = join(directory, 'raw-key.json')
+    const rawKeyFile = files.path('raw-key.json')
     await writeFile(rawKeyFile, `${key}\n`)
     const keystore = await keystoreFile(key, 'right')
     const otherKeystore = await createKeystore(key, 'right', fast)
-    const renamedKeystore = join(directory, 'renamed.json')
+    const renamedKeystore = files.path('renamed.json')
     await writeKeystoreFile(renamedKeystore, {
       ...otherKeystore,
       address: privateKeyToAddress(generatePrivateKey()).slice(2).toLowerCase(),
