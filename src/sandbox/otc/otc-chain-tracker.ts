@@ -66,10 +66,15 @@ export class OtcChainTracker {
     })
   }
 
-  /** One step: new events, then expiry, then (when a block was mined) the makers' funds. */
-  poll(): Promise<void> {
+  /**
+   * One step: new events, then expiry, then (when a block was mined) the makers' funds. Up to the head the chain venue
+   * has heard of while it watches (no request when no block came), or with `fresh` (after a transaction of the
+   * sandbox's own) the node's head as it is now.
+   */
+  poll({ fresh = false }: { fresh?: boolean } = {}): Promise<void> {
     return this.#serial(async () => {
-      const latest = await this.#client.getBlockNumber({ cacheTime: 0 })
+      const latest =
+        !fresh && this.chain.watching && this.chain.head >= 0n ? this.chain.head : await this.#client.getBlockNumber({ cacheTime: 0 })
       const cursor = this.#cursor ?? latest
       if (latest > cursor) {
         const events = await readRfqEvents(this.#client, { rfq: this.chain.fixture.contracts.rfq, fromBlock: cursor + 1n, toBlock: latest })
@@ -79,7 +84,8 @@ export class OtcChainTracker {
           if (stored?.chainId === this.chain.chainId) applyRfqEvent(this.#store, stored, event, unixSeconds(this.#clock), nowMs)
         }
       }
-      this.#cursor = latest
+      // Never back: a head heard of may lag the block number an order's admission read.
+      this.#cursor = latest > cursor ? latest : cursor
       this.#expireOrders()
       if (latest !== this.#fundsBlock) {
         await this.#refreshFunds()

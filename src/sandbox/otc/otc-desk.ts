@@ -5,7 +5,10 @@ import { OtcCounterparty } from './otc-counterparty.js'
 import { OtcOrderStore } from './otc-order-store.js'
 import { registerOtcApi } from './register-otc-api.js'
 
-/** Real ms between two tracking steps of a chain (each step is one eth_blockNumber unless something happened). */
+/**
+ * Real ms between two tracking steps of a chain: expiry and the counterparty's fills fall due on the clock; a step
+ * reads the chain only when a block came (the chain venue hears of each) or after a fill of its own.
+ */
 const pollIntervalMs = 200
 
 /** OTC order book (/ft/...) and the simulated P2P counterparty. */
@@ -23,7 +26,7 @@ export function createOtcDesk(venue: SandboxVenue): SandboxDesk {
     try {
       await tracker.poll()
       const filled = await counterparty.fillDue(tracker.chain, store.live(tracker.chain.chainId))
-      if (filled > 0) await tracker.poll()
+      if (filled > 0) await tracker.poll({ fresh: true })
     } catch (error) {
       logger.warn({ err: error, chainId: tracker.chain.chainId }, 'OTC tracking step failed')
     }

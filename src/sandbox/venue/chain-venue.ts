@@ -1,6 +1,7 @@
 import { type Address, getAddress, hexToBigInt, isAddress } from 'viem'
 import type { DeployedToken } from '../chains/fixture.js'
 import type { LocalChain } from '../chains/harness.js'
+import { followNewHeads } from '../chains/new-heads.js'
 import { getContractArtifact } from '../contracts/compile.js'
 import type { PoolState } from '../market/route-finder.js'
 
@@ -15,7 +16,12 @@ export class ChainVenue {
   readonly fixture: LocalChain['fixture']
   #pools: PoolState[] = []
   #block = -1n
-  #watcher: ReturnType<typeof setInterval> | undefined
+  /** The newest block number heard of (announced, polled or refreshed to); -1 before any. */
+  #head = -1n
+  #watching: { poll: ReturnType<typeof setInterval>; heads: { close: () => void } } | undefined
+  /** The refresh a new head asked for, held back to at most one per `minRefreshMs`. */
+  #refreshTimer: ReturnType<typeof setTimeout> | undefined
+  #lastRefreshAt = Number.NEGATIVE_INFINITY
   #refreshing: Promise<void> | undefined
   #nextRefresh: Promise<void> | undefined
   readonly #tokensByAddress: Map<string, DeployedToken>
@@ -63,6 +69,19 @@ export class ChainVenue {
   }
 
   /**
+   * The newest block number heard of: announced by the node while watching, or read by a refresh; it may be ahead of
+   * `blockNumber` (the pools' block) while a refresh is on its way. -1 before the first.
+   */
+  get head(): bigint {
+    return this.#head
+  }
+
+  /** Whether `head` follows the node (watch() is on). */
+  get watching(): boolean {
+    return this.#watching !== undefined
+  }
+
+  /**
    * Reads every pool's reserves at the latest block (one batched RPC round trip after the block number), so the
    * reserves are always those of `blockNumber`. A call made while a refresh is under way gets the next one, which
    * starts after it: the one under way may have read the pools before the caller's last transaction.
@@ -104,6 +123,7 @@ export class ChainVenue {
         }),
       )
       this.#block = block
+      if (block > this.#head) this.#head = block
     })().finally(() => {
       this.#refreshing = undefined
     })
@@ -111,23 +131,50 @@ export class ChainVenue {
     return refreshing
   }
 
-  /** Polls the block number and refreshes the reserves when it moves. */
-  watch(intervalMs = 100): void {
-    if (this.#watcher) return
-    this.#watcher = setInterval(async () => {
+  /**
+   * Refreshes the reserves whenever the head moves: the node announces each new block on its WebSocket (newHeads), and
+   * a slow poll of the block number (every `pollMs`) covers what is not announced (a revert to a snapshot, a lost
+   * connection). Refreshes run at most once per `minRefreshMs` (a burst of blocks is one refresh, at its end), so a
+   * busy chain costs no more than the 100 ms poll this replaced, and an idle one almost nothing.
+   */
+  watch({ pollMs = 1_000, minRefreshMs = 100 }: { pollMs?: number; minRefreshMs?: number } = {}): void {
+    if (this.#watching) return
+    const heard = (block: bigint) => {
+      if (block > this.#head) this.#head = block
+      if (block !== this.#block) this.#refreshSoon(minRefreshMs)
+    }
+    const poll = setInterval(async () => {
       try {
-        const block = await this.clients.publicClient.getBlockNumber({ cacheTime: 0 })
-        if (block !== this.#block) await this.refresh()
+        heard(await this.clients.publicClient.getBlockNumber({ cacheTime: 0 }))
       } catch {
         // the node is stopping or busy; the next tick tries again
       }
-    }, intervalMs)
-    this.#watcher.unref()
+    }, pollMs)
+    poll.unref()
+    this.#watching = { poll, heads: followNewHeads({ rpcUrl: this.rpcUrl, onHead: heard }) }
+  }
+
+  /** A refresh now, or when `minRefreshMs` have passed since the last one started; one at a time. */
+  #refreshSoon(minRefreshMs: number): void {
+    if (this.#refreshTimer || !this.#watching) return
+    const wait = Math.max(0, this.#lastRefreshAt + minRefreshMs - performance.now())
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined
+      this.#lastRefreshAt = performance.now()
+      this.refresh().catch(() => {
+        // the node is stopping or busy; the next head or poll tries again
+      })
+    }, wait)
+    this.#refreshTimer.unref()
   }
 
   stopWatching(): void {
-    clearInterval(this.#watcher)
-    this.#watcher = undefined
+    if (!this.#watching) return
+    clearInterval(this.#watching.poll)
+    this.#watching.heads.close()
+    this.#watching = undefined
+    clearTimeout(this.#refreshTimer)
+    this.#refreshTimer = undefined
   }
 }
 
