@@ -4,10 +4,10 @@ import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiClient } from '../../src/api/client.js'
 import { getDeltaOrders } from '../../src/api/delta/get-delta-orders.js'
+import { bundleWorker } from '../helpers/bundle-worker.js'
 import { sandboxToken } from '../helpers/otc.js'
 import { useSandbox } from '../helpers/sandbox.js'
 import { createTempDirectory } from '../helpers/temp-directory.js'
-import { bundleWorker } from './bundle-worker.js'
 import { checkLane, type LaneFigures, noProblems } from './reliability-checks.js'
 import {
   aimOf,

@@ -1,17 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { afterAll, describe, expect, it } from 'vitest'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openJournal } from '../../src/journal/journal.js'
 import { ManualClock } from '../../src/time/clock.js'
+import { bundleWorker } from '../helpers/bundle-worker.js'
 import { createJournalDirectory } from './journal-fixtures.js'
 
-const writerScript = new URL('./crash-writer.ts', import.meta.url).pathname
 const trials = 20
+/** The writer bundled once: each trial's process starts on plain node, without tsx transforming the sources. */
+let writerScript: string
+/** Writers not yet ended: killed when the file ends, so that a failed or timed-out test leaves none writing. */
+const running = new Set<ChildProcess>()
 
 /** Starts the writer; resolves with the ids it reported committed once it has been SIGKILLed after `killAfterIds` ids. */
 function runWriterUntilKilled(file: string, prefix: string, killAfterIds: number): Promise<string[]> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', writerScript, file, prefix], {
+  const child: ChildProcess = spawn(process.execPath, [writerScript, file, prefix], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  running.add(child)
   let output = ''
   let errors = ''
   return new Promise((resolve, reject) => {
@@ -24,6 +30,7 @@ function runWriterUntilKilled(file: string, prefix: string, killAfterIds: number
     })
     child.on('error', reject)
     child.on('exit', (_code, signal) => {
+      running.delete(child)
       if (signal !== 'SIGKILL') reject(new Error(`writer exited without being killed: ${errors}`))
       else resolve(output.split('\n').filter((line) => line.length > 0))
     })
@@ -32,7 +39,16 @@ function runWriterUntilKilled(file: string, prefix: string, killAfterIds: number
 
 describe('journal crash safety', () => {
   const directory = createJournalDirectory()
-  afterAll(() => directory.cleanup())
+  beforeAll(async () => {
+    writerScript = await bundleWorker({
+      entry: fileURLToPath(new URL('./crash-writer.ts', import.meta.url)),
+      outfile: directory.path('crash-writer.mjs'),
+    })
+  })
+  afterAll(() => {
+    for (const child of running) child.kill('SIGKILL')
+    directory.cleanup()
+  })
 
   /** `count` kill-and-reopen trials on one file; returns how many ids the writers reported. */
   async function crashRepeatedly(file: string, count: number): Promise<number> {
@@ -60,7 +76,7 @@ describe('journal crash safety', () => {
     return reported.length
   }
 
-  // Every trial starts a fresh writer process (node + tsx, about 1 s alone, several under a loaded full run).
+  // Every trial starts a fresh writer process (node on the bundled writer).
   it('keeps every reported order, once, across SIGKILLs at random moments', { timeout: 300_000 }, async () => {
     // Two files crashed in parallel (each strictly sequential) keep the test short.
     const counts = await Promise.all([
