@@ -3,18 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { createLocalClients } from '../../src/sandbox/chains/clients.js'
 import { followNewHeads } from '../../src/sandbox/chains/new-heads.js'
 import { useTestChain } from '../helpers/chain.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 // The sandbox's own ways of talking to its nodes: the clients' transport (JSON-RPC over undici, a turn's calls as one
 // batch) and the newHeads subscription the chain venue follows instead of polling the head.
-
-/** Resolves once `check` holds, trying every 10 ms; fails after `timeoutMs`. */
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 describe('local node clients', () => {
   const chain = useTestChain()
@@ -63,7 +55,7 @@ describe('local node clients', () => {
       const before = heard.length
       const latest = await publicClient.getBlockNumber({ cacheTime: 0 })
       await testClient.mine({ blocks: 2 })
-      await until(() => heard.length >= before + 2, 'two more blocks announced')
+      await waitFor('two more blocks announced', () => (heard.length >= before + 2 ? true : undefined), 15_000, 10)
       expect(heard.slice(before)).toEqual([latest + 1n, latest + 2n])
       expect(heard.every((block) => block > start)).toBe(true)
     } finally {
