@@ -1,6 +1,7 @@
 // `npm run build` (and `npm ci` / `npm pack` through `prepare`): the package as Node runs it, in dist/.
 // - JavaScript for every module of src/ and strategies/ (built-ins are loaded by name from dist/strategies), by
 //   esbuild: the transform tsx applies when running from source, in about a second (tsc takes ~20 s to emit it).
+// - viem and the @noble/curves entries bundled into dist/vendor/, which those modules import (see `vendored`).
 // - Declarations for the public entry and the modules its types reach, by tsc (tsconfig.build.json).
 // - The files modules read beside themselves (Solidity sources, market data): everything but .ts and .md.
 // - The web console (src/console-ui/, a browser app): one bundle with its charting library and CSS, in
@@ -47,6 +48,7 @@ const vendored: Record<string, string> = {
   '@noble/curves/secp256k1': 'noble-curves-secp256k1',
   '@noble/curves/abstract/modular': 'noble-curves-modular',
 }
+/** dist/vendor/ in the sources' layout: dist/ mirrors the root (outbase '.'), so an import relative to a source file is right in dist/. */
 const vendorDir = join(root, 'vendor')
 
 const { build } = await import('esbuild')
