@@ -91,6 +91,24 @@ let typeScriptLoader: Promise<void> | undefined
  * modules the CLI runs instead of a second copy.
  */
 async function importModuleFile(file: string): Promise<Record<string, unknown>> {
+  let imported = importedModules.get(file)
+  if (imported === undefined) {
+    imported = importModuleFileOnce(file)
+    importedModules.set(file, imported)
+    // A module that failed to import is tried again by the next load (the file may have been fixed or installed).
+    imported.catch(() => importedModules.delete(file))
+  }
+  return imported
+}
+
+/**
+ * The modules imported so far, by file: the process loads a module once anyway, and an optimiser's worker loads the
+ * same strategy for every trial, where each import() would go through the loader's resolve hooks again (tsx's run
+ * on a thread of their own when deltaflow runs from its sources).
+ */
+const importedModules = new Map<string, Promise<Record<string, unknown>>>()
+
+async function importModuleFileOnce(file: string): Promise<Record<string, unknown>> {
   if (typeScriptFilePattern.test(file)) {
     typeScriptLoader ??= registerTypeScriptLoader()
     await typeScriptLoader

@@ -71,12 +71,7 @@ export async function openCachedQuoteReplay(file: string): Promise<QuoteReplaySo
  */
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   try {
-    const [{ loadCheckedConfig, loadCheckedConfigText }, { runBacktest }, { backtestResultOf }, { periodReturnsOf }] = await Promise.all([
-      import('../../runtime/load-strategies.js'),
-      import('../run-backtest.js'),
-      import('../backtest-results.js'),
-      import('../metrics.js'),
-    ])
+    const [{ loadCheckedConfig, loadCheckedConfigText }, { runBacktest }, { backtestResultOf }, { periodReturnsOf }] = await trialModules()
     const parameters = { set: [...spec.overrides, { path: 'backtest.seed', value: String(spec.seed) }], requireStrategies: true }
     const document =
       spec.configText === undefined
@@ -95,6 +90,32 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   } catch (error) {
     return { id: spec.id, tradesHash: '', error: error instanceof Error ? error.message : String(error) }
   }
+}
+
+let loadingTrialModules: ReturnType<typeof importTrialModules> | undefined
+
+/**
+ * The modules a trial runs, imported on the first trial of this process (thread) and kept: importing them with this
+ * module would load the whole backtest wherever the executors' types are needed, and importing them on every trial
+ * costs a trip through the module loader's resolve hooks each time.
+ */
+function trialModules(): ReturnType<typeof importTrialModules> {
+  if (loadingTrialModules === undefined) {
+    loadingTrialModules = importTrialModules()
+    loadingTrialModules.catch(() => {
+      loadingTrialModules = undefined
+    })
+  }
+  return loadingTrialModules
+}
+
+function importTrialModules() {
+  return Promise.all([
+    import('../../runtime/load-strategies.js'),
+    import('../run-backtest.js'),
+    import('../backtest-results.js'),
+    import('../metrics.js'),
+  ])
 }
 
 /** Runs the trials one after another in this process, in the order given. */
