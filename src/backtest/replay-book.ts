@@ -4,29 +4,44 @@ import type { QuoteBlock, ReplayRequest } from './replay-source.js'
 
 /**
  * One request's amounts at a time, as the book prices it. Resting orders compare most quotes of their pair with
- * their limit in floating point: the floats are read at once, the bigints from the block when first asked for.
+ * their limit in floating point: the floats are read from the block when asked for (a replay makes one of these per
+ * priced update, and a float kept in a field is a boxed number of its own), the bigints too, kept once read.
  */
 export class BookQuote {
   readonly request: ReplayRequest
-  readonly time: number
   readonly block: QuoteBlock
   readonly index: number
-  /** The recorded size (its request's amount), srcAmount and destAmount as floats. */
-  readonly amountNumber: number
-  readonly srcNumber: number
-  readonly destNumber: number
+  /** Every request's recorded size as a float, by request id (the book's). */
+  readonly #amountNumbers: readonly number[]
   #srcAmount: bigint | undefined
   #destAmount: bigint | undefined
 
-  /** `amountNumber` is Number(request.request.amount), made once per request by the book. */
-  constructor(request: ReplayRequest, amountNumber: number, time: number, block: QuoteBlock, index: number) {
+  /** `amountNumbers[request.id]` is Number(request.request.amount), made once per request by the book. */
+  constructor(request: ReplayRequest, amountNumbers: readonly number[], block: QuoteBlock, index: number) {
     this.request = request
-    this.time = time
     this.block = block
     this.index = index
-    this.amountNumber = amountNumber
-    this.srcNumber = block.srcAmountNumber(index)
-    this.destNumber = block.destAmountNumber(index)
+    this.#amountNumbers = amountNumbers
+  }
+
+  /** When the quote was recorded (clock ms). */
+  get time(): number {
+    return this.block.time(this.index)
+  }
+
+  /** The recorded size (its request's amount) as a float. */
+  get amountNumber(): number {
+    return this.#amountNumbers[this.request.id] as number
+  }
+
+  /** srcAmount as a float. */
+  get srcNumber(): number {
+    return this.block.srcAmountNumber(this.index)
+  }
+
+  /** destAmount as a float. */
+  get destNumber(): number {
+    return this.block.destAmountNumber(this.index)
   }
 
   get srcAmount(): bigint {
@@ -148,7 +163,7 @@ export function createReplayBook(clock: Clock) {
     const request = requests[id] as ReplayRequest
     const time = block.time(index)
     if (time > clock.now()) throw new LookAheadError(time, clock.now())
-    const quote = new BookQuote(request, amountNumbers[id] as number, time, block, index)
+    const quote = new BookQuote(request, amountNumbers, block, index)
     read[id] = quote
     return quote
   }
