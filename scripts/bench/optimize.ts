@@ -21,11 +21,13 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * (the sequential executor), then on the worker pool with 1 and with 2 worker threads. A trial is the ladder example
  * (config/ladder.yaml) over the whole recorded ETH set (test/fixtures/quotes/ethusdt-strategies.jsonl.gz: 2 days,
  * 41,472 quotes, packed to a temp .sqlite), one candidate each: 32 lower prices × 2 level counts × 2 spacings (a
- * trial takes about 50 ms: a pass of fewer trials is over in a second, and its tail, one worker finishing the last
+ * trial takes 25–40 ms: a pass of fewer trials is over in a second, and its tail, one worker finishing the last
  * trial alone, weighs on the figures).
  * Each executor first makes one pass over the trials in which each thread loads the modules and opens the quote set
  * (reported with its start-up included), then warms up until each of its threads has run `warmUpPasses` × 128
- * trials (the JIT goes on optimising trial code for a hundred trials or more: with the same number of passes, a
+ * trials (4 × 128 by default: the JIT goes on optimising trial code for hundreds of trials, a function that runs
+ * once per trial getting hot only then, and after 384 trials a thread still spends 70–190 ms per pass of 128 compiling
+ * in the background, on the core a lone worker borrows; with the same number of passes, a
  * thread of the 2-worker pool would be timed colder than the 1-worker one), then `runs` timed passes, the executors
  * taking turns (5 by default: the 2-core machine's speed drifts between runs, and each run's own speed-up is printed
  * beside the speed-up of the medians).
@@ -39,7 +41,7 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * The baseline, measured first in the same run (thread-scaling.ts): the machine's own speed-up from 1 to 2 threads for
  * a loop that only computes and for one that allocates short-lived objects, as a trial does.
  */
-export async function benchOptimize({ runs = 5, warmUpPasses = 2 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
+export async function benchOptimize({ runs = 5, warmUpPasses = 4 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
   const executors: { name: string; executor: TrialExecutor; threads: number }[] = [
     { name: 'sequential', executor: createSequentialExecutor(), threads: 1 },

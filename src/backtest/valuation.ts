@@ -37,7 +37,7 @@ function createSampleColumns() {
     get length(): number {
       return length
     },
-    push(...values: [number, number, number, number, number, number]): void {
+    push(t: number, equity: number, baseValue: number, holdStart: number, buyAndHold: number, price: number): void {
       if (length === capacity) {
         capacity *= 2
         columns = columns.map((column) => {
@@ -46,7 +46,20 @@ function createSampleColumns() {
           return grown
         })
       }
-      for (let field = 0; field < values.length; field++) (columns[field] as Float64Array)[length] = values[field] as number
+      const [ts, equities, baseValues, holdStarts, buyAndHolds, prices] = columns as [
+        Float64Array,
+        Float64Array,
+        Float64Array,
+        Float64Array,
+        Float64Array,
+        Float64Array,
+      ]
+      ts[length] = t
+      equities[length] = equity
+      baseValues[length] = baseValue
+      holdStarts[length] = holdStart
+      buyAndHolds[length] = buyAndHold
+      prices[length] = price
       length += 1
       made = undefined
     },
@@ -218,8 +231,15 @@ export function createValuation({
   }
 
   function worthOf(balances: ReadonlyMap<string, bigint>, at: number): { value: number; base: number; quote: number } {
+    const { base, quote } = unitsOf(balances)
+    return { value: quote + base * at, base, quote }
+  }
+
+  /** The balances in base and quote units (a balance of another token is listed in `unvalued`). */
+  function unitsOf(balances: ReadonlyMap<string, bigint>): { base: number; quote: number } {
     let base = 0
     let quote = 0
+    if (balances.size === 0) return { base, quote }
     balances.forEach((amount, key) => {
       if (amount === 0n) return
       const kind = kindOf(key)
@@ -227,7 +247,20 @@ export function createValuation({
       else if (kind.side === 'base') base += Number(amount) / kind.unit
       else quote += Number(amount) / kind.unit
     })
-    return { value: quote + base * at, base, quote }
+    return { base, quote }
+  }
+
+  /**
+   * The starting balances in units, counted again only once a token's decimals have become known (`kinds` grew):
+   * every sample values them, and they never change.
+   */
+  let startUnits: { base: number; quote: number; kindsKnown: number } | undefined
+  function startUnitsNow(): { base: number; quote: number } {
+    if (startUnits === undefined || startUnits.kindsKnown !== kinds.size) {
+      const { base, quote } = unitsOf(startBalances)
+      startUnits = { base, quote, kindsKnown: kinds.size }
+    }
+    return startUnits
   }
 
   return {
@@ -253,13 +286,14 @@ export function createValuation({
         nextSample = now + step
       }
       const held = worthOf(wallet.balances(), current)
-      const moving = worthOf(wallet.inTransit(), current)
-      const holdStart = worthOf(startBalances, current).value
+      const moving = unitsOf(wallet.inTransit())
+      const start = startUnitsNow()
+      const holdStart = start.quote + start.base * current
       // Buy-and-hold buys at the first price the pair has: units = start value / first price.
       buyAndHold ??= { startValue: holdStart, firstPrice: current, units: holdStart / current }
       points.push(
         now,
-        held.value + moving.value - wallet.gasUsd(),
+        held.value + (moving.quote + moving.base * current) - wallet.gasUsd(),
         (held.base + moving.base) * current,
         holdStart,
         buyAndHold.units * current,
