@@ -25,9 +25,10 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * trial alone, weighs on the figures).
  * Each executor first makes one pass over the trials in which each thread loads the modules and opens the quote set
  * (reported with its start-up included), then warms up until each of its threads has run `warmUpPasses` × 128
- * trials (4 × 128 by default: the JIT goes on optimising trial code for hundreds of trials, a function that runs
- * once per trial getting hot only then, and after 384 trials a thread still spends 70–190 ms per pass of 128 compiling
- * in the background, on the core a lone worker borrows; with the same number of passes, a
+ * trials (8 × 128 by default, the steady state of a search of a few thousand trials: the JIT goes on optimising
+ * trial code for a thousand trials, the many functions that run once per trial getting hot only then; after 384
+ * trials a thread still spends 70–190 ms per pass of 128 compiling on a background thread, which a lone worker runs
+ * on the idle core and two workers must share theirs with; with the same number of passes, a
  * thread of the 2-worker pool would be timed colder than the 1-worker one), then `runs` timed passes, the executors
  * taking turns (5 by default: the 2-core machine's speed drifts between runs, and each run's own speed-up is printed
  * beside the speed-up of the medians).
@@ -41,7 +42,7 @@ const ladderConfig = fileURLToPath(new URL('../../config/ladder.yaml', import.me
  * The baseline, measured first in the same run (thread-scaling.ts): the machine's own speed-up from 1 to 2 threads for
  * a loop that only computes and for one that allocates short-lived objects, as a trial does.
  */
-export async function benchOptimize({ runs = 5, warmUpPasses = 4 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
+export async function benchOptimize({ runs = 5, warmUpPasses = 8 }: { runs?: number; warmUpPasses?: number } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-optimize-'))
   const executors: { name: string; executor: TrialExecutor; threads: number }[] = [
     { name: 'sequential', executor: createSequentialExecutor(), threads: 1 },
