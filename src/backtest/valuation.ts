@@ -23,6 +23,9 @@ export type ValuationSample = {
 
 const sampleFields = ['t', 'equity', 'baseValue', 'holdStart', 'buyAndHold', 'price'] as const
 
+/** One Float64Array per field of sampleFields, in its order. */
+type SampleColumns = [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
+
 /**
  * The samples as one column of floats per field, grown by doubling: a replay keeps its samples to the end, and as
  * objects (with a boxed number per field) every one of them would be copied by each young-generation collection.
@@ -46,14 +49,7 @@ function createSampleColumns() {
           return grown
         })
       }
-      const [ts, equities, baseValues, holdStarts, buyAndHolds, prices] = columns as [
-        Float64Array,
-        Float64Array,
-        Float64Array,
-        Float64Array,
-        Float64Array,
-        Float64Array,
-      ]
+      const [ts, equities, baseValues, holdStarts, buyAndHolds, prices] = columns as SampleColumns
       ts[length] = t
       equities[length] = equity
       baseValues[length] = baseValue
@@ -72,14 +68,7 @@ function createSampleColumns() {
     },
     samples(): readonly ValuationSample[] {
       if (made === undefined) {
-        const [t, equity, baseValue, holdStart, buyAndHold, price] = columns as [
-          Float64Array,
-          Float64Array,
-          Float64Array,
-          Float64Array,
-          Float64Array,
-          Float64Array,
-        ]
+        const [t, equity, baseValue, holdStart, buyAndHold, price] = columns as SampleColumns
         made = Array.from({ length }, (_, index) => ({
           t: t[index] as number,
           equity: equity[index] as number,
