@@ -11,6 +11,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { call, getChainId, readContract } from 'viem/actions'
+import { keptPromise } from '../domain/kept-promise.js'
 import { BaseError } from '../errors/base.js'
 import { nativeTokenPlaceholder } from '../protocol/addresses.js'
 import type { TokenDomain } from '../protocol/token-permits.js'
@@ -55,12 +56,7 @@ export async function detectTokenCapabilities(client: Client, parameters: Detect
   const { token, override, cache = processCache } = parameters
   const chainId = client.chain?.id ?? (await getChainId(client))
   const key = `${chainId}:${token.toLowerCase()}:${JSON.stringify(override ?? {})}`
-  const cached = cache.get(key)
-  if (cached) return cached
-  const detection = detect(client, chainId, getAddress(token), override ?? {})
-  cache.set(key, detection)
-  detection.catch(() => cache.delete(key))
-  return detection
+  return keptPromise(cache, key, () => detect(client, chainId, getAddress(token), override ?? {}))
 }
 
 async function detect(client: Client, chainId: number, token: Address, override: TokenCapabilityOverride): Promise<TokenCapabilities> {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { keptPromise } from '../domain/kept-promise.js'
 import { checkStrategyDefinition } from './check-strategy-definition.js'
 import type { StrategyDefinition } from './define-strategy.js'
 import { resolveStrategyPackage } from './resolve-strategy-package.js'
@@ -91,14 +92,8 @@ let typeScriptLoader: Promise<void> | undefined
  * modules the CLI runs instead of a second copy.
  */
 async function importModuleFile(file: string): Promise<Record<string, unknown>> {
-  let imported = importedModules.get(file)
-  if (imported === undefined) {
-    imported = importModuleFileOnce(file)
-    importedModules.set(file, imported)
-    // A module that failed to import is tried again by the next load (the file may have been fixed or installed).
-    imported.catch(() => importedModules.delete(file))
-  }
-  return imported
+  // A module that failed to import is tried again by the next load (the file may have been fixed or installed).
+  return keptPromise(importedModules, file, () => importModuleFileOnce(file))
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Job, Queue, QueueEvents } from 'bullmq'
 import { Redis } from 'ioredis'
+import { keptPromise } from '../../domain/kept-promise.js'
 import { BaseError } from '../../errors/base.js'
 import { openQueueRedis, QueueConnectionError } from './queue-redis.js'
 import type { QueueAddress } from './queue-url.js'
@@ -124,16 +125,12 @@ export function createQueueExecutor({
   }
 
   function store(redis: Redis, file: string): Promise<ContentReference> {
-    let reference = stored.get(file)
-    if (!reference) {
-      reference = hashFile(file).then(async (hashed) => {
+    return keptPromise(stored, file, () =>
+      hashFile(file).then(async (hashed) => {
         await putFileByHash(redis, { file, reference: hashed, run })
         return hashed
-      })
-      stored.set(file, reference)
-      reference.catch(() => stored.delete(file))
-    }
-    return reference
+      }),
+    )
   }
 
   async function jobOf(redis: Redis, spec: TrialSpec): Promise<TrialJob> {

@@ -4,6 +4,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { Redis } from 'ioredis'
+import { keptPromise } from '../../domain/kept-promise.js'
 import { checkedChunks, hashFile } from './redis-content-store.js'
 import type { TrialJob } from './trial-job.js'
 
@@ -66,24 +67,13 @@ export function createQueueTrialInputs({ redis, where, cacheDirectory, sharedPat
   }
 
   return {
-    quoteFile: (job) => once(quoteFiles, job.quotes.sha256, () => findQuoteFile(job)),
+    quoteFile: (job) => keptPromise(quoteFiles, job.quotes.sha256, () => findQuoteFile(job)),
     configText: (job) => {
-      const text = once(configs, job.config.sha256, () => fetchConfigText(job))
+      const text = keptPromise(configs, job.config.sha256, () => fetchConfigText(job))
       if (configs.size > configsKept) configs.delete(configs.keys().next().value as string)
       return text
     },
   }
-}
-
-/** The promise kept under `key`, made by `make` when there is none; a rejected one is dropped (the next call tries again). */
-function once(kept: Map<string, Promise<string>>, key: string, make: () => Promise<string>): Promise<string> {
-  let promise = kept.get(key)
-  if (!promise) {
-    promise = make()
-    kept.set(key, promise)
-    promise.catch(() => kept.delete(key))
-  }
-  return promise
 }
 
 async function sizeOf(file: string): Promise<number | undefined> {

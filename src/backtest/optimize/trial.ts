@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { keptPromise } from '../../domain/kept-promise.js'
 import type { BacktestSummary } from '../backtest-result.js'
 import type { QuoteReplaySource } from '../replay-source.js'
 import { momentsOf, type ReturnMoments } from './deflated-sharpe.js'
@@ -53,15 +54,11 @@ const openSources = new Map<string, Promise<QuoteReplaySource>>()
 /** The quote set at `file`, opened once per process (thread) and shared by every trial and caller. */
 export async function openCachedQuoteReplay(file: string): Promise<QuoteReplaySource> {
   const path = resolve(file)
-  let source = openSources.get(path)
-  if (!source) {
+  // A file that failed to open is tried again by the next trial (it may be fixed), not cached as a failure.
+  return keptPromise(openSources, path, async () => {
     const { openQuoteReplay } = await import('../quote-blocks.js')
-    source = openQuoteReplay(path)
-    openSources.set(path, source)
-    // A file that failed to open is tried again by the next trial (it may be fixed), not cached as a failure.
-    source.catch(() => openSources.delete(path))
-  }
-  return source
+    return openQuoteReplay(path)
+  })
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type TransactionQueue,
   type TransactionRequest,
 } from '../../chain/transaction-queue.js'
+import { keptPromise } from '../../domain/kept-promise.js'
 import type { Journal } from '../../journal/journal.js'
 import type { Logger } from '../../log/logger.js'
 import type { Clock } from '../../time/clock.js'
@@ -104,13 +105,7 @@ export function createExecutorContext(parameters: CreateExecutorContextParameter
     },
     decimalsOf: (chainId, token) => {
       const key = `${chainId}:${token.toLowerCase()}`
-      let known = decimals.get(key)
-      if (!known) {
-        known = readTokenDecimals(requireChainClients(parameters.chains, chainId), token)
-        known.catch(() => decimals.delete(key))
-        decimals.set(key, known)
-      }
-      return known
+      return keptPromise(decimals, key, () => readTokenDecimals(requireChainClients(parameters.chains, chainId), token))
     },
   }
   return context
