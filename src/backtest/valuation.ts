@@ -120,6 +120,11 @@ export function pairOf(configured: PairTokens | undefined, header: RecordedQuote
   }
 }
 
+/** Base and quote units valued in the quote token at `price` (quote per base). */
+function valueAt({ base, quote }: { base: number; quote: number }, price: number): number {
+  return quote + base * price
+}
+
 function lower(token: { symbol: string; tokens: string[] }) {
   return { symbol: token.symbol, tokens: token.tokens.map((item) => item.toLowerCase()) }
 }
@@ -220,8 +225,8 @@ export function createValuation({
   }
 
   function worthOf(balances: ReadonlyMap<string, bigint>, at: number): { value: number; base: number; quote: number } {
-    const { base, quote } = unitsOf(balances)
-    return { value: quote + base * at, base, quote }
+    const units = unitsOf(balances)
+    return { value: valueAt(units, at), base: units.base, quote: units.quote }
   }
 
   /** The balances in base and quote units (a balance of another token is listed in `unvalued`). */
@@ -277,12 +282,12 @@ export function createValuation({
       const held = worthOf(wallet.balances(), current)
       const moving = unitsOf(wallet.inTransit())
       const start = startUnitsNow()
-      const holdStart = start.quote + start.base * current
+      const holdStart = valueAt(start, current)
       // Buy-and-hold buys at the first price the pair has: units = start value / first price.
       buyAndHold ??= { startValue: holdStart, firstPrice: current, units: holdStart / current }
       points.push(
         now,
-        held.value + (moving.quote + moving.base * current) - wallet.gasUsd(),
+        held.value + valueAt(moving, current) - wallet.gasUsd(),
         (held.base + moving.base) * current,
         holdStart,
         buyAndHold.units * current,
