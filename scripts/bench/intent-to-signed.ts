@@ -117,7 +117,8 @@ export async function benchIntentToSigned({
     // Nothing below talks to the sandbox: stopping it keeps its engine and block polling out of the timings.
     await sandbox.stop()
 
-    const opened = openJournal({ file: join(directory, 'journal.sqlite'), clock: systemClock })
+    // Opened as the bot opens its journal: checkpoints on a thread of their own.
+    const opened = openJournal({ file: join(directory, 'journal.sqlite'), clock: systemClock, checkpoints: 'background' })
     journal = opened
     const limits = riskLimitsSchema.parse({
       maxSlippageBps: 300,

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3'
 import type { Clock } from '../time/clock.js'
 import { createApprovalStatements } from './approvals.js'
+import { inlineCheckpointPages, startBackgroundCheckpoints } from './background-checkpoints.js'
 import { createBalanceBaselineStatements } from './balance-baselines.js'
 import { createConsoleEventStatements } from './console-events.js'
 import { createConsoleQueries } from './console-queries.js'
@@ -30,6 +31,12 @@ export type OpenJournalParameters = {
   clock: Clock
   /** How long a write waits for another connection's lock before failing. */
   busyTimeoutMs?: number
+  /**
+   * Where SQLite's checkpoints run: `inline` (the commit that fills the WAL copies it into the file) or `background`
+   * (a thread of their own, so that no commit waits for one: for a long-running bot or maker). Default inline; an
+   * in-memory journal has none.
+   */
+  checkpoints?: 'inline' | 'background'
 }
 
 export type { OrderEvent }
@@ -58,7 +65,7 @@ export type Journal = ReturnType<typeof openJournal>
  * journal.recordIntent({ id, strategy: 'dca', kind: 'swap', intent })
  * journal.recordSignedOrder({ id: `${id}/0`, intentId: id, mode: 'delta', ... }) // before submitting
  */
-export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalParameters) {
+export function openJournal({ file, clock, busyTimeoutMs = 5_000, checkpoints = 'inline' }: OpenJournalParameters) {
   const db = file === ':memory:' ? new BetterSqlite3(migratedEmptyImage()) : new BetterSqlite3(file)
   try {
     db.pragma('journal_mode = WAL')
@@ -70,7 +77,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     db.pragma('foreign_keys = ON')
     db.pragma('cache_size = -65536')
     db.pragma('temp_store = MEMORY')
-    db.pragma('wal_autocheckpoint = 10000')
+    db.pragma(`wal_autocheckpoint = ${inlineCheckpointPages}`)
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`)
     migrateJournal(db, file, journalMigrations)
   } catch (error) {
@@ -126,6 +133,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     }
   }
 
+  const background = checkpoints === 'background' && file !== ':memory:' ? startBackgroundCheckpoints({ db, file }) : undefined
   const journal = {
     file,
     schemaVersion: journalMigrations.length,
@@ -220,6 +228,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000 }: OpenJournalP
     /** `PRAGMA integrity_check` → 'ok' or the problems SQLite found. */
     checkIntegrity: (): string => db.pragma('integrity_check', { simple: true }) as string,
     close: (): void => {
+      background?.stop()
       if (db.open) db.close()
     },
   }

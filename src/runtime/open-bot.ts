@@ -62,7 +62,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
   // A non-loopback console without a token stops the bot here, before anything starts.
   const consoleOn = config.ops.console && config.ops.port !== undefined
   const consoleToken = consoleOn ? resolveConsoleToken(config.ops, env ?? process.env) : undefined
-  const session = await openSession({ config, logger, env, startEmbedded, live, enforceMode: true })
+  const session = await openSession({ config, logger, env, startEmbedded, live, enforceMode: true, checkpoints: 'background' })
   let ops: OpsServer | undefined
   let operatorConsole: OperatorConsole | undefined
   try {

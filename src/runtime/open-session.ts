@@ -67,6 +67,8 @@ export type OpenSessionParameters<Venue extends EmbeddedVenue> = {
   executorSettings?: Partial<ExecutorSettings> | undefined
   /** The journal file, instead of the config's (`:memory:` for a command that records nothing). */
   journalFile?: string | undefined
+  /** Where the journal's checkpoints run (OpenJournalParameters): a bot or maker leaves them to a thread. Default inline. */
+  checkpoints?: 'inline' | 'background' | undefined
 }
 
 /**
@@ -82,6 +84,7 @@ export async function openSession<Venue extends EmbeddedVenue = EmbeddedVenue>({
   live = false,
   executorSettings,
   journalFile,
+  checkpoints = 'inline',
 }: OpenSessionParameters<Venue>): Promise<Session<Venue>> {
   if (enforceMode) checkMode(config, live)
   const stops: (() => Promise<void> | void)[] = []
@@ -122,7 +125,7 @@ export async function openSession<Venue extends EmbeddedVenue = EmbeddedVenue>({
       journalFile === undefined ? journalFileOf(config, { embedded: embedded !== undefined }) : { file: journalFile }
     // An embedded venue's orders die with it: its throwaway journal goes too, once closed.
     if (throwawayDirectory !== undefined) stops.push(() => rmSync(throwawayDirectory, { recursive: true, force: true }))
-    const journal = openJournal({ file, clock })
+    const journal = openJournal({ file, clock, checkpoints })
     stops.push(() => journal.close())
     const { killSwitch: killSwitchConfig, ...limits } = config.risk
     const killSwitch = createKillSwitch(killSwitchConfig ?? {})

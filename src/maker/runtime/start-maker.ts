@@ -55,7 +55,15 @@ export async function startMaker<Venue extends EmbeddedVenue = EmbeddedVenue>({
   const maker = requireMakerConfig(document)
   const credentials = resolveMakerCredentials(maker, { env, baseDirectory: dirname(document.file) })
   const strategy = createSafeMakerStrategy(await loadMakerStrategyOf(document, maker), { config: maker.strategy.config })
-  const session = await openSession({ config: document.config, logger, env, startEmbedded, live, enforceMode: true })
+  const session = await openSession({
+    config: document.config,
+    logger,
+    env,
+    startEmbedded,
+    live,
+    enforceMode: true,
+    checkpoints: 'background',
+  })
   const { config } = session
   const sandboxUrl = session.venue.embedded ? session.venue.url : config.mode === 'paper' ? config.venue.url : undefined
   let runtime: MakerRuntime | undefined
