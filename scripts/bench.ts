@@ -13,6 +13,7 @@ import { benchJournalAppend } from './bench/journal.js'
 import { benchMakerFirm } from './bench/maker-firm.js'
 import { benchMakerPrices } from './bench/maker-prices.js'
 import { benchOptimize } from './bench/optimize.js'
+import { benchOrderNews } from './bench/order-news.js'
 import { benchPipeline } from './bench/pipeline.js'
 import { benchPoll500, benchPoll1000 } from './bench/poll-500.js'
 import { benchReconcile } from './bench/reconcile.js'
@@ -28,6 +29,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'sandbox-delta-submit': () => benchSandboxDeltaSubmit(),
   journal: () => benchJournalAppend(),
   reconcile: () => benchReconcile(),
+  'order-news': () => benchOrderNews(),
   'intent-to-signed': () => benchIntentToSigned(),
   feed: () => benchFeed(),
   pipeline: () => benchPipeline(),

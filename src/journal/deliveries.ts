@@ -26,9 +26,14 @@ export type MarkDeliveredParameters =
 
 /** Statements over `order_deliveries`. Each function runs inside the caller's transaction. */
 export function createDeliveryStatements(db: Database, clock: Clock) {
-  // Orders of the strategy that may hold news: never delivered, still open, or final at a status not yet delivered.
+  // Orders of the strategy that may hold news: open, or closed with a status not yet delivered (never delivered
+  // included), each read from its partial index (orders_open, orders_untold): the strategy's settled history is not read.
+  const pendingColumns = `orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds,
+       orders.status AS orderStatus, orders.fills_head AS fillsHead, orders.venue_id AS orderVenueId, orders.updated_at AS orderUpdatedAt,
+       (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id) AS refundCount, orders.created_at AS createdAt
+     FROM orders LEFT JOIN order_deliveries AS d ON d.order_id = orders.id`
   const selectPending = db.prepare<
-    [string],
+    [string, string],
     {
       orderId: string
       status: string | null
@@ -41,13 +46,13 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
       orderUpdatedAt: number
     }
   >(
-    `SELECT orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds,
-       orders.status AS orderStatus, orders.fills_head AS fillsHead, orders.venue_id AS orderVenueId, orders.updated_at AS orderUpdatedAt,
-       (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id) AS refundCount
-     FROM orders LEFT JOIN order_deliveries AS d ON d.order_id = orders.id
-     WHERE orders.strategy = ? AND (d.order_id IS NULL OR orders.open = 1 OR d.status IS NOT orders.status)
-     ORDER BY orders.created_at, orders.id`,
+    `SELECT ${pendingColumns} WHERE orders.strategy = ? AND orders.open = 1
+     UNION ALL
+     SELECT ${pendingColumns} WHERE orders.strategy = ? AND orders.untold = 1 AND orders.open = 0
+     ORDER BY createdAt, orderId`,
   )
+  // The order's status is told: it leaves orders_untold (until its status changes again).
+  const markTold = db.prepare<[string, string]>('UPDATE orders SET untold = 0 WHERE id = ? AND untold = 1 AND status = ?')
   const upsert = db.prepare(
     `INSERT INTO order_deliveries (order_id, status, last_fill_id, refunds, updated_at) VALUES (@orderId, @status, @fillId, @refunds, @at)
      ON CONFLICT (order_id) DO UPDATE SET
@@ -59,7 +64,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
 
   /** The strategy's orders that may have undelivered status changes, fills or refunds, with what was delivered. */
   function pendingDeliveries(strategy: string): OrderDelivery[] {
-    return selectPending.all(strategy).map((row) => ({
+    return selectPending.all(strategy, strategy).map((row) => ({
       orderId: row.orderId,
       status: row.status,
       lastFillId: row.lastFillId ?? 0,
@@ -81,6 +86,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
       refunds: 'refunds' in mark ? mark.refunds : 0,
       at: clock.now(),
     })
+    if ('status' in mark) markTold.run(mark.orderId, mark.status)
   }
 
   return { pendingDeliveries, markDelivered }

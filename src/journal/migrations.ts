@@ -400,6 +400,15 @@ export const journalMigrations: readonly JournalMigration[] = [
     completed_at INTEGER
   ) STRICT;
   `,
+  // The orders a reconciliation tick reads for a strategy's news: its open orders and the closed ones whose final status
+  // it has not been told yet. `untold` is 1 from an order's close (or a status change after it) until its status is
+  // delivered; the partial index holds only those, so a tick no longer scans every order ever journaled.
+  `
+  ALTER TABLE orders ADD COLUMN untold INTEGER NOT NULL DEFAULT 0 CHECK (untold IN (0, 1));
+  UPDATE orders SET untold = 1 WHERE open = 0
+    AND NOT EXISTS (SELECT 1 FROM order_deliveries AS d WHERE d.order_id = orders.id AND d.status IS orders.status);
+  CREATE INDEX orders_untold ON orders (strategy) WHERE untold = 1;
+  `,
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */

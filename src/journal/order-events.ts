@@ -121,12 +121,15 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
        FROM json_each(?) AS ids JOIN orders ON orders.id = ids.value`,
     )
     .raw()
+  // A closed order whose status changes has news for its strategy again (deliveries.ts).
   const updateStatus = db.prepare<[string, number, number | null, number | null, number, string]>(
-    'UPDATE orders SET status = ?, status_seq = ?, history_head = ?, fills_head = ?, updated_at = ? WHERE id = ?',
+    `UPDATE orders SET status = ?, status_seq = ?, history_head = ?, fills_head = ?, updated_at = ?,
+       untold = CASE WHEN open = 0 THEN 1 ELSE untold END
+     WHERE id = ?`,
   )
   const updateFillsHead = db.prepare<[number | null, string]>('UPDATE orders SET fills_head = ? WHERE id = ?')
   // A separate statement, run once per order: the index of open orders is touched only when an order closes.
-  const closeOrder = db.prepare<[string]>('UPDATE orders SET open = 0 WHERE id = ? AND open = 1')
+  const closeOrder = db.prepare<[string]>('UPDATE orders SET open = 0, untold = 1 WHERE id = ? AND open = 1')
   const insertHistory = db.prepare<[string, number, string, string | null, number, number | null]>(
     'INSERT INTO order_status_history (order_id, seq, status, reason, at, previous_id) VALUES (?, ?, ?, ?, ?, ?)',
   )

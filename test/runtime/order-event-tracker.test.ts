@@ -1,5 +1,7 @@
+import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openJournal } from '../../src/journal/journal.js'
+import { journalMigrations } from '../../src/journal/migrations.js'
 import { createOrderEventTracker } from '../../src/runtime/order-event-tracker.js'
 import { recordSampleOrder } from '../journal/journal-fixtures.js'
 import { txHash, useJournal } from '../journal/use-journal.js'
@@ -78,6 +80,59 @@ describe('createOrderEventTracker', () => {
     expect(fourth?.event.order.status).toBe('ACTIVE')
     expect(Object.isFrozen(fourth?.event) && Object.isFrozen(fourth?.event.order)).toBe(true)
     expect(fourth?.type === 'fill' && Object.isFrozen(fourth.event.fill)).toBe(true)
+  })
+
+  /** Collects and acknowledges everything: what the strategies were told, as `type:order:status`. */
+  const deliverAll = (tracker: ReturnType<typeof createOrderEventTracker>) =>
+    tracker.collect().map((collected) => {
+      collected.acknowledge()
+      return describeEvent(collected)
+    })
+
+  it('hears again from a settled order whose status changes after it was told', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    const tracker = createOrderEventTracker(journal, ['sample'])
+    journal.recordStatus({ orderId: 'a', status: 'EXPIRED' })
+    expect(deliverAll(tracker)).toEqual(['orderUpdate:a:EXPIRED'])
+    expect(tracker.collect()).toEqual([])
+    // The venue's later word on the same order (a reconciliation that finds it cancelled).
+    journal.recordStatus({ orderId: 'a', status: 'CANCELLED' })
+    expect(deliverAll(tracker)).toEqual(['orderUpdate:a:CANCELLED'])
+    expect(createOrderEventTracker(journal, ['sample']).collect()).toEqual([])
+  })
+
+  it('tells a settled order once its status is acknowledged, not when another status of it is', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    const tracker = createOrderEventTracker(journal, ['sample'])
+    const [signed] = tracker.collect()
+    // The order settles between the collection and the acknowledgement of its earlier status.
+    journal.recordStatus({ orderId: 'a', status: 'COMPLETED' })
+    signed?.acknowledge()
+    expect(deliverAll(createOrderEventTracker(journal, ['sample']))).toEqual(['orderUpdate:a:COMPLETED'])
+    expect(createOrderEventTracker(journal, ['sample']).collect()).toEqual([])
+  })
+
+  it('after the upgrade to the untold index, hears what settled orders of an older journal had not told', () => {
+    const { journal } = context
+    for (const id of ['told', 'untold', 'never', 'open']) recordSampleOrder(journal, id)
+    for (const id of ['told', 'untold', 'never']) journal.recordStatus({ orderId: id, status: 'COMPLETED' })
+    journal.markDelivered({ orderId: 'told', status: 'COMPLETED' })
+    journal.markDelivered({ orderId: 'untold', status: 'SIGNED' })
+    journal.markDelivered({ orderId: 'open', status: 'SIGNED' })
+    journal.close()
+    // The journal as the version before the index kept it.
+    const db = new BetterSqlite3(context.file)
+    db.exec('DROP INDEX orders_untold; ALTER TABLE orders DROP COLUMN untold')
+    db.pragma(`user_version = ${journalMigrations.length - 1}`)
+    db.close()
+    context.journal = openJournal({ file: context.file, clock: context.clock })
+    // Recorded at one time: in id order. The told ones, settled or open, have nothing new.
+    expect(deliverAll(createOrderEventTracker(context.journal, ['sample']))).toEqual([
+      'orderUpdate:never:COMPLETED',
+      'orderUpdate:untold:COMPLETED',
+    ])
   })
 
   it('skips orders of other strategies', () => {
