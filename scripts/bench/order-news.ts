@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { openJournal } from '../../src/journal/journal.js'
+import { type OrderEvent, openJournal } from '../../src/journal/journal.js'
 import { createOrderEventTracker } from '../../src/runtime/order-event-tracker.js'
 import { systemClock } from '../../src/time/clock.js'
 import { type BenchResult, median, summarize } from './summary.js'
@@ -12,9 +13,10 @@ const strategies = ['dca', 'ladder', 'rebalance', 'otc']
 /**
  * What a reconciliation tick reads to find the strategies' news (the order event tracker's collect, as the bot's
  * dispatch runs it at every tick that changed the journal), in a journal with a history: `settled` orders of four
- * strategies, each final and told, and 20 open orders, one of which has a new status each tick. Reported per size of
- * the history; the baseline, on the same journal, is the query that read the strategy's news before orders_untold
- * (a scan of every order).
+ * strategies, each with two fills, final and told, and 20 open orders, one of which has a new fill and a new status
+ * each tick. Reported per size of the history; the baseline, on the same journal, is what the same reads cost before
+ * orders_untold and the chain reads by id: the scan of every order for each strategy's news, and the order's fills
+ * read with a plain join (a scan of every fill).
  */
 export async function benchOrderNews({
   sizes = [1_000, 50_000],
@@ -37,17 +39,20 @@ export async function benchOrderNews({
         const perTick: number[] = []
         for (let tick = 0; tick < ticks; tick++) {
           const orderId = ids[tick % ids.length] as string
-          journal.recordStatus({ orderId, status: Math.floor(tick / ids.length) % 2 === 0 ? 'ACTIVE' : 'PENDING' })
+          journal.appendOrderEvents([
+            fillOf(orderId, tick),
+            { type: 'status', orderId, status: Math.floor(tick / ids.length) % 2 === 0 ? 'ACTIVE' : 'PENDING' },
+          ])
           const started = performance.now()
           const events = tracker.collect()
           perTick.push(performance.now() - started)
-          if (events.length !== 1) throw new Error(`expected the one status change, collected ${events.length} events`)
+          if (events.length !== 2) throw new Error(`expected the fill and the status change, collected ${events.length} events`)
           for (const event of events) event.acknowledge()
         }
-        const scan = timeScan(file, ticks)
+        const scan = timeScan(file, ticks, ids[0] as string)
         const steady = perTick.slice(Math.floor(ticks / 10))
         notes[`${size} settled orders`] =
-          `collect ${median(steady).toFixed(3)} ms per tick; the scan before, ${scan.toFixed(3)} ms for the ${strategies.length} strategies`
+          `collect ${median(steady).toFixed(3)} ms per tick; before: the news scan ${scan.news.toFixed(3)} ms for the ${strategies.length} strategies, an order's fills ${scan.fills.toFixed(3)} ms`
         if (size === sizes.at(-1)) samples = steady
       } finally {
         journal.close()
@@ -86,18 +91,27 @@ function fillJournal(journal: ReturnType<typeof openJournal>, settled: number): 
       signedPayload: {},
     })
     if (index < settled) {
-      journal.recordStatus({ orderId: id, status: 'COMPLETED' })
+      journal.appendOrderEvents([fillOf(id, 2 * index), fillOf(id, 2 * index + 1), { type: 'status', orderId: id, status: 'COMPLETED' }])
       journal.markDelivered({ orderId: id, status: 'COMPLETED' })
     } else open.push(id)
   }
   return open
 }
 
-/** The median of `runs` passes of the earlier query (every order of the strategy scanned) over all strategies. */
-function timeScan(file: string, runs: number): number {
+/** A venue fill of `orderId`, transaction `n`. */
+function fillOf(orderId: string, n: number): OrderEvent {
+  const txHash = `0x${createHash('sha256').update(`${orderId}:${n}`).digest('hex')}`
+  return { type: 'fill', orderId, chainId: 1, txHash, spentAmount: 10n ** 15n, receivedAmount: 10n ** 15n, source: 'venue' }
+}
+
+/**
+ * The medians of `runs` passes of what a tick read before: the query of every strategy's news (every order of the
+ * strategy scanned) and the fills of `orderId` with the chain joined plainly (every fill scanned).
+ */
+function timeScan(file: string, runs: number, orderId: string): { news: number; fills: number } {
   const db = new BetterSqlite3(file, { readonly: true })
   try {
-    const scan = db.prepare(
+    const news = db.prepare(
       `SELECT orders.id AS orderId, d.status AS status, d.last_fill_id AS lastFillId, d.refunds AS refunds,
          orders.status AS orderStatus, orders.fills_head AS fillsHead, orders.venue_id AS orderVenueId, orders.updated_at AS orderUpdatedAt,
          (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id) AS refundCount
@@ -105,13 +119,29 @@ function timeScan(file: string, runs: number): number {
        WHERE orders.strategy = ? AND (d.order_id IS NULL OR orders.open = 1 OR d.status IS NOT orders.status)
        ORDER BY orders.created_at, orders.id`,
     )
-    const passes: number[] = []
-    for (let run = 0; run < runs; run++) {
-      const started = performance.now()
-      for (const strategy of strategies) scan.all(strategy)
-      passes.push(performance.now() - started)
+    const fills = db.prepare(
+      `WITH RECURSIVE chain (id) AS (
+        SELECT fills_head FROM orders WHERE id = ? AND fills_head > ?
+        UNION ALL
+        SELECT previous_id FROM fills JOIN chain USING (id) WHERE previous_id < id AND previous_id > ?
+      )
+      SELECT fills.* FROM chain JOIN fills USING (id) ORDER BY id`,
+    )
+    const time = (pass: () => void) => {
+      const passes: number[] = []
+      for (let run = 0; run < runs; run++) {
+        const started = performance.now()
+        pass()
+        passes.push(performance.now() - started)
+      }
+      return median(passes.slice(Math.floor(runs / 10)))
     }
-    return median(passes.slice(Math.floor(runs / 10)))
+    return {
+      news: time(() => {
+        for (const strategy of strategies) news.all(strategy)
+      }),
+      fills: time(() => fills.all(orderId, 0, 0)),
+    }
   } finally {
     db.close()
   }

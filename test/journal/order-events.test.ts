@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { type OrderEvent, openJournal } from '../../src/journal/journal.js'
 import { JournalConflictError, JournalRecordNotFoundError, JournalValueError } from '../../src/journal/journal-errors.js'
 import { journalMigrations, migrateJournal } from '../../src/journal/migrations.js'
-import type { RecordFillParameters } from '../../src/journal/order-events.js'
+import { chainSql, type RecordFillParameters } from '../../src/journal/order-events.js'
 import { recordSampleOrder } from './journal-fixtures.js'
 import { txHash, useJournal } from './use-journal.js'
 
@@ -306,5 +306,40 @@ describe('closeUnsentOrder', () => {
     expect(() => context.journal.closeUnsentOrder({ orderId: 'nowhere', status: 'FAILED', reason: 'x', stage: 'venue' })).toThrow(
       JournalRecordNotFoundError,
     )
+  })
+})
+
+describe('the chains of an order’s fills and statuses', () => {
+  it('are read by seeking each row, never by scanning the table: the cost of a read stays that of the order’s own rows', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    journal.close()
+    const db = new BetterSqlite3(context.file, { readonly: true })
+    try {
+      for (const sql of [
+        chainSql('fills', 'fills_head', { orderBy: 'id' }),
+        chainSql('order_status_history', 'history_head', { orderBy: 'seq' }),
+        chainSql('fills', 'fills_head', { columns: 'spent_amount' }),
+      ]) {
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all('a')
+          .map((row) => (row as { detail: string }).detail)
+        expect(plan.filter((step) => /^SCAN (fills|order_status_history)\b/.test(step))).toEqual([])
+        expect(plan.some((step) => /^SEARCH (fills|order_status_history) USING INTEGER PRIMARY KEY/.test(step))).toBe(true)
+      }
+    } finally {
+      db.close()
+    }
+    context.journal = openJournal({ file: context.file, clock: context.clock })
+  })
+
+  it('give an order its own fills, with many orders’ fills journaled', () => {
+    const { journal } = context
+    for (const id of ['a', 'b', 'c']) recordSampleOrder(journal, id)
+    for (let n = 1; n <= 30; n++) journal.recordFill(fill(['a', 'b', 'c'][n % 3] as string, n))
+    expect(journal.fillsOf('b').map((row) => row.txHash)).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28].map(txHash))
+    const third = journal.fillsOf('b')[2]?.id ?? 0
+    expect(journal.fillsOf('b', third).map((row) => row.txHash)).toEqual([10, 13, 16, 19, 22, 25, 28].map(txHash))
   })
 })
