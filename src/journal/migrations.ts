@@ -409,6 +409,11 @@ export const journalMigrations: readonly JournalMigration[] = [
     AND NOT EXISTS (SELECT 1 FROM order_deliveries AS d WHERE d.order_id = orders.id AND d.status IS orders.status);
   CREATE INDEX orders_untold ON orders (strategy) WHERE untold = 1;
   `,
+  // The Market transactions still waiting for a receipt, which every reconciliation pass reads: only those are indexed,
+  // in the order the pass reads them, so the pass no longer scans every transaction ever sent.
+  `
+  CREATE INDEX transactions_sent ON transactions (chain_id, nonce) WHERE status = 'sent';
+  `,
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */

@@ -79,6 +79,9 @@ export type DropTransactionParameters = {
   orderCarriedOn?: boolean | undefined
 }
 
+/** The Market transactions waiting for a receipt, by chain and nonce (read from their own index, transactions_sent). */
+export const pendingTransactionsSql = `SELECT * FROM transactions WHERE status = 'sent' ORDER BY chain_id, nonce`
+
 /** Statements over `transactions`; each function runs inside the caller's transaction. */
 export function createTransactionStatements(
   db: Database,
@@ -93,7 +96,7 @@ export function createTransactionStatements(
   const select = db.prepare('SELECT * FROM transactions WHERE tx_hash = ?')
   const selectBySender = db.prepare('SELECT * FROM transactions WHERE from_address = ? AND chain_id = ? ORDER BY nonce, sent_at')
   const selectOfOrder = db.prepare('SELECT * FROM transactions WHERE order_id = ? ORDER BY sent_at, tx_hash')
-  const selectPending = db.prepare(`SELECT * FROM transactions WHERE status = 'sent' ORDER BY chain_id, nonce`)
+  const selectPending = db.prepare(pendingTransactionsSql)
   const markDropped = db.prepare(`UPDATE transactions SET status = 'dropped', revert_reason = ?, updated_at = ? WHERE tx_hash = ?`)
   const update = db.prepare(
     `UPDATE transactions SET status = ?, revert_reason = ?, gas_used = ?, effective_gas_price = ?, block_number = ?,

@@ -297,7 +297,7 @@ describe('spend totals migration', () => {
     const db = new BetterSqlite3(file)
     // Back to version 2, before migration 3 added the totals (and the later migrations with it).
     db.exec(
-      'DROP INDEX orders_untold; ALTER TABLE orders DROP COLUMN untold; DROP TRIGGER console_events_of_status; DROP TRIGGER console_events_of_fill; DROP TRIGGER console_events_of_refund; DROP TRIGGER console_events_of_new_intent; DROP TRIGGER console_events_of_intent; DROP TABLE console_events; DROP TABLE operator_actions; DROP TABLE notification_cursors; DROP TABLE notifications; DROP INDEX intents_refused_or_failed; DROP TABLE firm_quote_fills; DROP TABLE firm_quotes; DROP TABLE order_deliveries; DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy; ALTER TABLE orders DROP COLUMN open',
+      'DROP INDEX transactions_sent; DROP INDEX orders_untold; ALTER TABLE orders DROP COLUMN untold; DROP TRIGGER console_events_of_status; DROP TRIGGER console_events_of_fill; DROP TRIGGER console_events_of_refund; DROP TRIGGER console_events_of_new_intent; DROP TRIGGER console_events_of_intent; DROP TABLE console_events; DROP TABLE operator_actions; DROP TABLE notification_cursors; DROP TABLE notifications; DROP INDEX intents_refused_or_failed; DROP TABLE firm_quote_fills; DROP TABLE firm_quotes; DROP TABLE order_deliveries; DROP TABLE spend_totals; DROP INDEX orders_open; ALTER TABLE orders DROP COLUMN strategy; ALTER TABLE orders DROP COLUMN open',
     )
     db.pragma('user_version = 2')
     db.close()

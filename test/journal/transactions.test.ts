@@ -1,6 +1,8 @@
+import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { openJournal } from '../../src/journal/journal.js'
 import { JournalRecordNotFoundError } from '../../src/journal/journal-errors.js'
-import type { RecordTransactionParameters } from '../../src/journal/transactions.js'
+import { pendingTransactionsSql, type RecordTransactionParameters } from '../../src/journal/transactions.js'
 import { recordSampleOrder } from './journal-fixtures.js'
 import { txHash, useJournal } from './use-journal.js'
 
@@ -121,5 +123,22 @@ describe('transaction queries', () => {
       [1, 13],
       [8453, 9],
     ])
+  })
+
+  it('reads the pending ones from an index of those alone, in its order: a reconciliation pass does not scan every transaction', () => {
+    const { journal } = context
+    journal.recordTransaction(sent(1))
+    journal.close()
+    const db = new BetterSqlite3(context.file, { readonly: true })
+    try {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${pendingTransactionsSql}`)
+        .all()
+        .map((row) => (row as { detail: string }).detail)
+      expect(plan).toEqual(['SCAN transactions USING INDEX transactions_sent'])
+    } finally {
+      db.close()
+    }
+    context.journal = openJournal({ file: context.file, clock: context.clock })
   })
 })
