@@ -67,10 +67,10 @@ function checkWritten(journal: ReturnType<typeof openJournal>, changed: number, 
   }
 }
 
-/** One signed Delta order `bench-<n>` of the strategy `bench`, with its intent (also the cli-start bench's journal). */
-export function recordBenchOrder(journal: ReturnType<typeof openJournal>, order: number): void {
+/** One signed Delta order `bench-<n>` of `strategy`, with its intent (also the cli-start and order-news benches' journals). */
+export function recordBenchOrder(journal: ReturnType<typeof openJournal>, order: number, strategy = 'bench'): string {
   const id = `bench-${order}`
-  journal.recordIntent({ id: `intent-${id}`, strategy: 'bench', kind: 'swap', intent: {} })
+  journal.recordIntent({ id: `intent-${id}`, strategy, kind: 'swap', intent: {} })
   journal.recordSignedOrder({
     id,
     intentId: `intent-${id}`,
@@ -84,6 +84,7 @@ export function recordBenchOrder(journal: ReturnType<typeof openJournal>, order:
     side: 'SELL',
     signedPayload: {},
   })
+  return id
 }
 
 /** Every status event changes its order's status (PENDING and ACTIVE alternate) so each one writes. */

@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { type OrderEvent, openJournal } from '../../src/journal/journal.js'
 import { createOrderEventTracker } from '../../src/runtime/order-event-tracker.js'
 import { systemClock } from '../../src/time/clock.js'
+import { recordBenchOrder } from './journal.js'
 import { type BenchResult, median, summarize } from './summary.js'
 
 const strategies = ['dca', 'ladder', 'rebalance', 'otc']
@@ -73,23 +74,7 @@ export async function benchOrderNews({
 function fillJournal(journal: ReturnType<typeof openJournal>, settled: number): string[] {
   const open: string[] = []
   for (let index = 0; index < settled + 20; index++) {
-    const id = `order-${index}`
-    const strategy = strategies[index % strategies.length] as string
-    journal.recordIntent({ id: `intent-${index}`, strategy, kind: 'swap', intent: {} })
-    journal.recordSignedOrder({
-      id,
-      intentId: `intent-${index}`,
-      mode: 'delta',
-      account: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-      chainId: 1,
-      orderHash: `0x${(index + 1).toString(16).padStart(64, '0')}`,
-      srcToken: '0x0000000000000000000000000000000000000001',
-      destToken: '0x0000000000000000000000000000000000000002',
-      srcAmount: 10n ** 18n,
-      destAmount: 10n ** 18n,
-      side: 'SELL',
-      signedPayload: {},
-    })
+    const id = recordBenchOrder(journal, index, strategies[index % strategies.length])
     if (index < settled) {
       journal.appendOrderEvents([fillOf(id, 2 * index), fillOf(id, 2 * index + 1), { type: 'status', orderId: id, status: 'COMPLETED' }])
       journal.markDelivered({ orderId: id, status: 'COMPLETED' })
