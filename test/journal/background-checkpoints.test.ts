@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { inlineCheckpointPages, startBackgroundCheckpoints } from '../../src/journal/background-checkpoints.js'
 import { openJournal } from '../../src/journal/journal.js'
 import { systemClock } from '../../src/time/clock.js'
+import { waitFor } from '../helpers/wait-for.js'
 import { createJournalDirectory, recordSampleOrder } from './journal-fixtures.js'
 
 const directory = createJournalDirectory()
@@ -22,14 +23,6 @@ function ordersInFileAlone(file: string, copy: string): number {
   }
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
-
 describe('openJournal with background checkpoints', () => {
   it('moves commits into the database file from a thread of its own, none of them checkpointing inline', async () => {
     const file = directory.path('background.sqlite')
@@ -37,7 +30,12 @@ describe('openJournal with background checkpoints', () => {
     try {
       for (let index = 0; index < 50; index++) recordSampleOrder(journal, `order-${index}`)
       // 50 orders are far below the inline threshold: only the thread can have copied them.
-      await waitFor(() => ordersInFileAlone(file, directory.path('copy-1.sqlite')) === 50)
+      await waitFor(
+        'the 50 orders in the database file',
+        () => ordersInFileAlone(file, directory.path('copy-1.sqlite')) === 50 || undefined,
+        10_000,
+        25,
+      )
       expect(journal.listOrders({}).length).toBe(50)
     } finally {
       journal.close()
@@ -76,7 +74,12 @@ describe('startBackgroundCheckpoints', () => {
     const db = new BetterSqlite3(':memory:')
     try {
       startBackgroundCheckpoints({ db, file: directory.path('missing.sqlite') })
-      await waitFor(() => db.pragma('wal_autocheckpoint', { simple: true }) === inlineCheckpointPages)
+      await waitFor(
+        'checkpoints given back to the connection',
+        () => db.pragma('wal_autocheckpoint', { simple: true }) === inlineCheckpointPages || undefined,
+        10_000,
+        25,
+      )
     } finally {
       db.close()
     }
