@@ -89,21 +89,15 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   }
 }
 
-let loadingTrialModules: ReturnType<typeof importTrialModules> | undefined
+const loadedTrialModules = new Map<'trial', ReturnType<typeof importTrialModules>>()
 
 /**
- * The modules a trial runs, imported on the first trial of this process (thread) and kept: importing them with this
- * module would load the whole backtest wherever the executors' types are needed, and importing them on every trial
- * costs a trip through the module loader's resolve hooks each time.
+ * The modules a trial runs, imported on the first trial of this process (thread) and kept (a failed import is tried
+ * again): importing them with this module would load the whole backtest wherever the executors' types are needed, and
+ * importing them on every trial costs a trip through the module loader's resolve hooks each time.
  */
 function trialModules(): ReturnType<typeof importTrialModules> {
-  if (loadingTrialModules === undefined) {
-    loadingTrialModules = importTrialModules()
-    loadingTrialModules.catch(() => {
-      loadingTrialModules = undefined
-    })
-  }
-  return loadingTrialModules
+  return keptPromise(loadedTrialModules, 'trial', importTrialModules)
 }
 
 function importTrialModules() {
