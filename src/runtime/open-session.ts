@@ -8,7 +8,7 @@ import { executorSettingsOf } from '../config/executor-settings.js'
 import type { DeltaflowConfig } from '../config/schema.js'
 import { createExecutorContext, type ExecutorContext, type ExecutorSettings } from '../exec/executor/executor-context.js'
 import { createKillSwitch, type KillSwitch } from '../exec/risk/kill-switch.js'
-import { type Journal, openJournal } from '../journal/journal.js'
+import { type Journal, type OpenJournalParameters, openJournal } from '../journal/journal.js'
 import type { Logger } from '../log/logger.js'
 import { type Clock, systemClock } from '../time/clock.js'
 import { BotSetupError } from './bot-errors.js'
@@ -68,7 +68,7 @@ export type OpenSessionParameters<Venue extends EmbeddedVenue> = {
   /** The journal file, instead of the config's (`:memory:` for a command that records nothing). */
   journalFile?: string | undefined
   /** Where the journal's checkpoints run (OpenJournalParameters): a bot or maker leaves them to a thread. Default inline. */
-  checkpoints?: 'inline' | 'background' | undefined
+  checkpoints?: OpenJournalParameters['checkpoints'] | undefined
 }
 
 /**
