@@ -2,7 +2,7 @@ import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import type { Address } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { localAccount } from '../../src/chain/local-account.js'
 import { MakerBook } from '../../src/maker/maker-book.js'
 import { type MakerServer, startMakerServer } from '../../src/maker/server/maker-server.js'
 import { type MakerCredentials, makerAuthHeaders } from '../../src/protocol/maker-auth.js'
@@ -49,7 +49,7 @@ export async function startBenchMakerServer(): Promise<MakerServer> {
   return startMakerServer({
     book,
     chains: [{ chainId: 1, basePath, rfq: '0xe92b586627ccA7a83dC919cc7127196d70f55a06' as Address }],
-    account: privateKeyToAccount((developmentAccounts[1] as { privateKey: `0x${string}` }).privateKey),
+    account: localAccount((developmentAccounts[1] as { privateKey: `0x${string}` }).privateKey),
     clock: systemClock,
     auth: { credentials: benchCredentials },
   })

@@ -1,9 +1,9 @@
 import type { LocalAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { BaseError } from '../errors/base.js'
 import type { Logger } from '../log/logger.js'
 import { decryptKeystore } from './keystore.js'
 import { readKeystoreFile } from './keystore-file.js'
+import { localAccount } from './local-account.js'
 import { checkPrivateKey } from './private-key.js'
 
 export const privateKeyVariable = 'DELTAFLOW_PRIVATE_KEY'
@@ -20,8 +20,9 @@ export type LoadAccountParameters = {
 }
 
 /**
- * The signing account: from the keystore when one is configured, else from DELTAFLOW_PRIVATE_KEY. The key stays
- * inside the returned viem account (which does not expose it); logs and errors name only the address and the source.
+ * The signing account (localAccount): from the keystore when one is configured, else from DELTAFLOW_PRIVATE_KEY. The
+ * key stays inside the returned viem account (which does not expose it); logs and errors name only the address and the
+ * source.
  */
 export async function loadAccount(parameters: LoadAccountParameters = {}): Promise<LocalAccount> {
   const { env = process.env, keystorePath, logger } = parameters
@@ -30,13 +31,13 @@ export async function loadAccount(parameters: LoadAccountParameters = {}): Promi
       const password = parameters.password ?? env[keystorePasswordVariable]
       if (password === undefined)
         throw new MissingKeyError(`the keystore ${keystorePath} needs a password, and ${keystorePasswordVariable} is not set`)
-      const account = privateKeyToAccount(await decryptKeystore(await readKeystoreFile(keystorePath), password))
+      const account = localAccount(await decryptKeystore(await readKeystoreFile(keystorePath), password))
       logger?.info({ address: account.address, source: 'keystore', keystorePath }, 'account loaded')
       return account
     }
     const raw = env[privateKeyVariable]
     if (raw === undefined || raw.trim() === '') throw new MissingKeyError(`neither a keystore nor ${privateKeyVariable} is configured`)
-    const account = privateKeyToAccount(checkPrivateKey(raw, privateKeyVariable))
+    const account = localAccount(checkPrivateKey(raw, privateKeyVariable))
     logger?.info({ address: account.address, source: privateKeyVariable }, 'account loaded')
     return account
   } catch (error) {

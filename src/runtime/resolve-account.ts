@@ -1,6 +1,6 @@
 import type { LocalAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { loadAccount } from '../chain/load-account.js'
+import { localAccount } from '../chain/local-account.js'
 import type { DeltaflowConfig } from '../config/schema.js'
 import type { Logger } from '../log/logger.js'
 import { BotSetupError } from './bot-errors.js'
@@ -39,7 +39,7 @@ export async function resolveAccount({ config, embedded, env, logger }: ResolveA
   const development = embedded?.accounts[config.sandbox.accountIndex]
   if (development) {
     return {
-      account: privateKeyToAccount(development.privateKey),
+      account: localAccount(development.privateKey),
       accountSource: `sandbox development account ${config.sandbox.accountIndex}`,
     }
   }
