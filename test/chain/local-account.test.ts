@@ -4,12 +4,12 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { localAccount } from '../../src/chain/local-account.js'
 import { buildRfqOrderTypedData } from '../../src/protocol/rfq-order.js'
-import { privateKeyArbitrary } from '../protocol/arbitraries.js'
+import { privateKeyArbitrary, uintArbitrary } from '../protocol/arbitraries.js'
 
 /** The order of secp256k1's group: private keys are 1 … n − 1; digests at and above it are reduced. */
 const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const hex32 = (value: bigint) => numberToHex(value, { size: 32 })
-const hashArbitrary = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }).map(hex32)
+const hashArbitrary = uintArbitrary(256).map(hex32)
 
 describe('localAccount', () => {
   it("signs digests byte for byte as viem's privateKeyToAccount does, and the signature recovers its address", async () => {
