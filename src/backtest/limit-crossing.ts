@@ -29,3 +29,22 @@ export function limitCrossed(
   const dest = side === 'SELL' ? (from.destAmount * size) / recorded : size
   return dest * order.maxSrc * 1_000_000n >= order.minDest * size * (1_000_000n + marginPpm)
 }
+
+/**
+ * The dest per unit of source a SELL limit order asks for, its margin included, as a float: what a quote's own rate
+ * (belowLimitRate) is compared with. Made once per order.
+ */
+export function limitRateOf(order: { maxSrc: bigint; minDest: bigint }, marginPpm: bigint): number {
+  return (Number(order.minDest) * (1e6 + Number(marginPpm))) / (Number(order.maxSrc) * 1e6)
+}
+
+/**
+ * Whether a SELL quote's own rate (dest per unit of its recorded size) is below a limit rate (limitRateOf) by more
+ * than the floats' error: then no size scaled from it crosses the limit (a scaled dest is the rate times the size,
+ * rounded down), and limitCrossed is false for every size. A quote of size 0 prices nothing: it is below. The floats'
+ * error is far below the 10⁻⁹ this leaves: the answer is never true when an exact check would cross.
+ */
+export function belowLimitRate(limitRate: number, from: Pick<BookQuote, 'destNumber' | 'amountNumber'>): boolean {
+  const recorded = from.amountNumber
+  return recorded === 0 || from.destNumber < limitRate * recorded * (1 - 1e-9)
+}

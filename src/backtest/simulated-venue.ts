@@ -15,7 +15,7 @@ import type { Clock } from '../time/clock.js'
 import { unixSeconds } from '../time/clock.js'
 import { createNormalRandom, shiftByBps, sizeImpactBps } from './fill-draws.js'
 import { afterFees, type FillModel } from './fill-model.js'
-import { limitCrossed } from './limit-crossing.js'
+import { belowLimitRate, limitCrossed, limitRateOf } from './limit-crossing.js'
 import {
   type BookPair,
   type BookQuote,
@@ -73,6 +73,8 @@ type RestingOrder = {
   pairs?: { delta?: BookPair; market?: BookPair }
   /** LIMIT: filled so far (source) and whether partial fills are allowed. */
   filledSrc: bigint
+  /** LIMIT, SELL: limitRateOf the order, once asked for. */
+  limitRate?: number
   partiallyFillable: boolean
   /** TWAP: slice plan; `firstMissed` says which slice was missed first and why (the EXPIRED reason names it). */
   slices?: {
@@ -417,8 +419,37 @@ export function createSimulatedVenue({
     return nearest !== undefined && limitCrossed(order, size, nearest, pair.side, limitMarginPpm)
   }
 
+  /**
+   * Whether no quote the book holds now can cross a SELL order's limit: every quote `crosses` would price it from (its
+   * own source's fresh quotes of a size, or the other source's when it has none) pays less per unit than the limit. Resting
+   * orders hear most quotes of their pair far from their limit; this spares them the search for the nearest size.
+   */
+  function outOfReach(order: RestingOrder): boolean {
+    if (order.side !== 'SELL') return false
+    const now = clock.now()
+    const own = pairOf(order)
+    order.limitRate ??= limitRateOf(order, limitMarginPpm)
+    const rate = order.limitRate
+    let fresh = false
+    for (const quote of book.quotesOf(own)) {
+      if (now - quote.time > maxAgeMs || quote.amountNumber === 0) continue
+      fresh = true
+      if (!belowLimitRate(rate, quote)) return false
+    }
+    if (fresh || own.destChainId !== own.chainId) return true
+    const other = pairOf(order, 'market')
+    for (const quote of book.quotesOf(other)) {
+      if (now - quote.time > maxAgeMs || quote.amountNumber === 0) continue
+      // crosses would have priced it from this source: said as it says it.
+      if (!fresh) onFallback?.(own, other.source)
+      fresh = true
+      if (!belowLimitRate(rate, quote)) return false
+    }
+    return true
+  }
+
   function trySettleLimit(order: RestingOrder): boolean {
-    if (clock.now() < order.activeAt) return false
+    if (clock.now() < order.activeAt || outOfReach(order)) return false
     // Most resting orders have filled nothing: no bigint made per quote.
     const remaining = order.filledSrc === 0n ? order.maxSrc : order.maxSrc - order.filledSrc
     let size = crosses(order, remaining) ? remaining : 0n

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { limitCrossed } from '../../src/backtest/limit-crossing.js'
+import { belowLimitRate, limitCrossed, limitRateOf } from '../../src/backtest/limit-crossing.js'
 
 /** The definition, in bigints only. */
 function exactlyCrossed(
@@ -81,5 +81,54 @@ describe('limitCrossed', () => {
     expect(exactlyCrossed(1n, 2n, 1n, 3n, 2n, 'SELL', 0n)).toBe(false)
     // 0.9 of a unit scaled down to nothing: floats would see a price a million times the limit.
     expect(limitCrossed({ maxSrc: 1_000_000n, minDest: 1n }, 1n, quoteOf(9n, 10n), 'SELL', 0n)).toBe(false)
+  })
+})
+
+describe('belowLimitRate', () => {
+  it('is true only when no size scaled from the quote crosses the limit, near the limit rate (by units and by parts per billion)', () => {
+    let below = 0
+    let reachable = 0
+    fc.assert(
+      fc.property(
+        amount(30),
+        amount(30),
+        fc.bigInt({ min: 0n, max: 500n }),
+        fc.bigInt({ min: -2n, max: 2n }),
+        fc.bigInt({ min: -10n, max: 10n }),
+        fc.array(amount(30), { minLength: 1, maxLength: 6 }),
+        (maxSrc, recorded, margin, shift, partsPerBillion, sizes) => {
+          // minDest where the quote's own rate meets the limit's, then nudged by up to two units and ten billionths.
+          const destAmount = recorded * 2_500n + 11n
+          const atLimit = (destAmount * maxSrc * 1_000_000n) / (recorded * (1_000_000n + margin))
+          const nudged = atLimit + shift + (atLimit * partsPerBillion) / 1_000_000_000n
+          const minDest = nudged > 0n ? nudged : 1n
+          const quote = quoteOf(destAmount, recorded)
+          if (!belowLimitRate(limitRateOf({ maxSrc, minDest }, margin), quote)) {
+            reachable++
+            return
+          }
+          below++
+          for (const size of [...sizes, recorded, maxSrc]) {
+            expect(exactlyCrossed(maxSrc, minDest, size, destAmount, recorded, 'SELL', margin)).toBe(false)
+          }
+        },
+      ),
+      { numRuns: 3_000, seed: 11 },
+    )
+    // Orders were told apart on both sides of the limit rate.
+    expect(below).toBeGreaterThan(300)
+    expect(reachable).toBeGreaterThan(300)
+  })
+
+  it('rules out an order whose limit is beyond every size, and keeps one that a size crosses', () => {
+    // 2,000 units per unit recorded; a limit of 2,100 per unit is out of reach, 1,900 is crossed at once.
+    const quote = quoteOf(2_000_000n, 1_000n)
+    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 21_000n }, 0n), quote)).toBe(true)
+    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 19_000n }, 0n), quote)).toBe(false)
+    expect(limitCrossed({ maxSrc: 10n, minDest: 19_000n }, 10n, quote, 'SELL', 0n)).toBe(true)
+    // The margin raises the limit: 1,990 per unit with a 1 % margin asks 2,009.9.
+    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 19_900n }, 10_000n), quote)).toBe(true)
+    // A quote of size 0 prices nothing.
+    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 1n }, 0n), quoteOf(5n, 0n))).toBe(true)
   })
 })
