@@ -58,9 +58,13 @@ function inChild<T>(args: string[]): Promise<T> {
 const childMarker = '--backtest-every-quote-child'
 const strategiesDirectory = resolve(fileURLToPath(import.meta.url), '../../../strategies')
 
-/** The built-in definition of `name`, subscribed to `requests`: a plugin file in `directory`. */
+/**
+ * The built-in definition of `name`, subscribed to `requests`: a plugin file in `directory`. An ES module (.mts), as
+ * the built-ins are: a .ts file outside a `"type": "module"` package is compiled to CommonJS, and so would be the
+ * built-in it imports, with a CommonJS copy of deltaflow and zod of its own (what a user's run never loads).
+ */
 function writeEveryQuotePlugin(directory: string, name: string, requests: readonly QuoteRequest[]): string {
-  const file = join(directory, `every-quote-${name}.ts`)
+  const file = join(directory, `every-quote-${name}.mts`)
   const listed = JSON.stringify(requests, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
   writeFileSync(
     file,
