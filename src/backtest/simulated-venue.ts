@@ -1,4 +1,4 @@
-import { type Address, keccak256, stringToHex } from 'viem'
+import type { Address } from 'viem'
 import { toApiRequestError } from '../api/error-rules.js'
 import type { Intent } from '../domain/intents/intent-schema.js'
 import { orderIdOf } from '../domain/order-id.js'
@@ -11,6 +11,7 @@ import type { OrderPlacement } from '../exec/executor/order-placement.js'
 import { findOrders } from '../journal/find-orders.js'
 import type { Journal } from '../journal/journal.js'
 import type { JournalOrder } from '../journal/orders.js'
+import { keccak256Hex } from '../protocol/keccak.js'
 import type { Clock } from '../time/clock.js'
 import { unixSeconds } from '../time/clock.js'
 import { createNormalRandom, shiftByBps, sizeImpactBps } from './fill-draws.js'
@@ -216,7 +217,8 @@ export function createSimulatedVenue({
   }
 
   // --- journal ---
-  const txHash = (orderId: string, what: string) => keccak256(stringToHex(`backtest:${orderId}:${what}`))
+  const utf8 = new TextEncoder()
+  const txHash = (orderId: string, what: string) => keccak256Hex(utf8.encode(`backtest:${orderId}:${what}`))
   function status(orderId: string, next: JournalOrder['status'], reason: string): void {
     if (journal.recordStatus({ orderId, status: next, reason })) changed = true
   }
