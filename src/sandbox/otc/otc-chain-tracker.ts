@@ -86,7 +86,7 @@ export class OtcChainTracker {
       }
       // Never back: a head heard of may lag the block number an order's admission read.
       this.#cursor = latest > cursor ? latest : cursor
-      this.#expireOrders()
+      await this.#expireOrders(this.#cursor)
       if (latest !== this.#fundsBlock) {
         await this.#refreshFunds()
         this.#fundsBlock = latest
@@ -103,13 +103,23 @@ export class OtcChainTracker {
     return this.#cursor
   }
 
-  /** Live orders whose expiry the sandbox clock has passed (the contract accepts fills while timestamp <= expiry). */
-  #expireOrders(): void {
-    const nowSeconds = unixSeconds(this.#clock)
-    for (const stored of this.#store.live(this.chain.chainId)) {
+  /**
+   * Live orders whose expiry has passed for good. The contract fills while block.timestamp <= expiry, and a chain's
+   * time trails the sandbox clock between two syncs (syncChainTime), so a fill can still be mined after the clock has
+   * passed an expiry. An order the clock has passed is EXPIRED only once the block the chain would mine now is stamped
+   * after its expiry and every block mined before has had its events applied (`appliedThrough`): no fill can come
+   * after that, and a fill mined before it is applied first. Otherwise the next poll looks again.
+   */
+  async #expireOrders(appliedThrough: bigint): Promise<void> {
+    const nowSeconds = BigInt(unixSeconds(this.#clock))
+    const passed = this.#store.live(this.chain.chainId).filter(({ order }) => order.expiry !== 0n && nowSeconds > order.expiry)
+    if (passed.length === 0) return
+    const next = await this.#client.getBlock({ blockTag: 'pending' })
+    if ((await this.#client.getBlockNumber({ cacheTime: 0 })) > appliedThrough) return
+    for (const stored of passed) {
       const { expiry } = stored.order
-      if (expiry !== 0n && BigInt(nowSeconds) > expiry) {
-        this.#store.setState(stored, 'EXPIRED', nowSeconds, this.#clock.now(), `expiry ${expiry} passed`)
+      if (next.timestamp > expiry) {
+        this.#store.setState(stored, 'EXPIRED', Number(nowSeconds), this.#clock.now(), `expiry ${expiry} passed`)
       }
     }
   }
