@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { RfqOrder } from '../../src/protocol/rfq-order.js'
 import { getContractArtifact } from '../../src/sandbox/contracts/compile.js'
 import { otcCounterpartyAddresses } from '../../src/sandbox/otc/otc-counterparty-accounts.js'
+import type { RunningSandbox } from '../../src/sandbox/start-sandbox.js'
 import {
   approveRfq,
   asOtcOrder,
@@ -24,21 +25,25 @@ const rfqAbi = getContractArtifact('RfqSettlement').abi
 
 const chainId = 1
 
+/** Development account 1 sells 200 USDC for 0.1 WETH to account 2, expiring in an hour unless `fields` say otherwise. */
+function usdcForWeth(sandbox: RunningSandbox, fields: Partial<RfqOrder>): RfqOrder {
+  return makeRfqOrder({
+    expiry: sandboxNow(sandbox) + 3_600n,
+    makerAsset: sandboxToken(sandbox, chainId, 'USDC'),
+    takerAsset: sandboxToken(sandbox, chainId, 'WETH'),
+    maker: developmentAccount(1).address,
+    taker: developmentAccount(2).address,
+    makerAmount: parseUnits('200', 6),
+    takerAmount: parseEther('0.1'),
+    ...fields,
+  })
+}
+
 // One real second is a sandbox minute: expiries and the counterparty's delay pass quickly.
 describe('OTC orders on a fast sandbox clock', () => {
   const sandbox = useSandbox({ chainIds: [1], speed: 60 })
   const token = (symbol: string) => sandboxToken(sandbox(), chainId, symbol)
-  const order = (fields: Partial<RfqOrder>) =>
-    makeRfqOrder({
-      expiry: sandboxNow(sandbox()) + 3_600n,
-      makerAsset: token('USDC'),
-      takerAsset: token('WETH'),
-      maker: developmentAccount(1).address,
-      taker: developmentAccount(2).address,
-      makerAmount: parseUnits('200', 6),
-      takerAmount: parseEther('0.1'),
-      ...fields,
-    })
+  const order = (fields: Partial<RfqOrder>) => usdcForWeth(sandbox(), fields)
 
   beforeAll(async () => {
     await approveRfq(sandbox(), userWallet(sandbox(), chainId, 1), token('USDC'))
@@ -76,15 +81,7 @@ describe('OTC expiry when the chain time trails the sandbox clock', () => {
     userWallet(sandbox(), chainId, 1).request({ method, params } as never) as Promise<unknown>
   const chainSeconds = async () => (await userWallet(sandbox(), chainId, 1).getBlock({ blockTag: 'pending' })).timestamp
   const post = async (expirySeconds: bigint) => {
-    const signed = makeRfqOrder({
-      expiry: sandboxNow(sandbox()) + expirySeconds,
-      makerAsset: token('USDC'),
-      takerAsset: token('WETH'),
-      maker: developmentAccount(1).address,
-      taker: developmentAccount(2).address,
-      makerAmount: parseUnits('200', 6),
-      takerAmount: parseEther('0.1'),
-    })
+    const signed = usdcForWeth(sandbox(), { expiry: sandboxNow(sandbox()) + expirySeconds })
     const posted = asOtcOrder(await postOtcOrder(sandbox(), 1, signed))
     return { signed, posted }
   }
