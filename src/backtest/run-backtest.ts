@@ -12,6 +12,7 @@ import { type Quote, quoteRequestKey } from '../feed/quote.js'
 import { openJournal } from '../journal/journal.js'
 import { type Logger, silentLogger } from '../log/logger.js'
 import { deltaAddress, deltaChainIds, marketRouterAddress, rfqAddresses } from '../protocol/addresses.js'
+import { loadKeccak } from '../protocol/keccak.js'
 import { loadStrategyDefinitions } from '../runtime/load-strategies.js'
 import { createOrderEventTracker } from '../runtime/order-event-tracker.js'
 import { createStrategyDispatch } from '../runtime/strategy-dispatch.js'
@@ -108,7 +109,9 @@ export async function runBacktest({
   const { config } = document
   const settings = config.backtest
   const logger = (parentLogger ?? silentLogger()).child({ unit: 'backtest' })
-  const first = from ?? (await firstQuoteTime(source))
+  // The replay yields to the event loop rarely, if ever: the WebAssembly keccak (fill and transaction hashes) is made
+  // ready before it, or the whole run would hash with the JavaScript fallback.
+  const [first] = await Promise.all([from ?? firstQuoteTime(source), loadKeccak()])
   if (first === undefined) throw new BacktestError(`${source.file} holds no quotes${from === undefined ? '' : ' in the range'}`)
   const start: number = first
   const clock = new ManualClock(start)
