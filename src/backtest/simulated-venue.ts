@@ -431,23 +431,28 @@ export function createSimulatedVenue({
     const now = clock.now()
     const own = pairOf(order)
     order.limitRate ??= limitRateOf(order, limitMarginPpm)
-    const rate = order.limitRate
-    let fresh = false
-    for (const quote of book.quotesOf(own)) {
-      if (now - quote.time > maxAgeMs || quote.amountNumber === 0) continue
-      fresh = true
-      if (!belowLimitRate(rate, quote)) return false
-    }
-    if (fresh || own.destChainId !== own.chainId) return true
+    const reach = freshQuotesReach(own, order.limitRate, now)
+    if (reach !== 'no fresh quote' || own.destChainId !== own.chainId) return reach !== 'reaches'
     const other = pairOf(order, 'market')
-    for (const quote of book.quotesOf(other)) {
+    // crosses would have priced it from this source: said as it says it.
+    return freshQuotesReach(other, order.limitRate, now, () => onFallback?.(own, other.source)) !== 'reaches'
+  }
+
+  /** Whether a fresh quote of `pair` reaches the limit rate; `onFresh` is told of the first fresh quote, before it is read. */
+  function freshQuotesReach(
+    pair: BookPair,
+    rate: number,
+    now: number,
+    onFresh?: () => void,
+  ): 'reaches' | 'none reaches' | 'no fresh quote' {
+    let fresh = false
+    for (const quote of book.quotesOf(pair)) {
       if (now - quote.time > maxAgeMs || quote.amountNumber === 0) continue
-      // crosses would have priced it from this source: said as it says it.
-      if (!fresh) onFallback?.(own, other.source)
+      if (!fresh) onFresh?.()
       fresh = true
-      if (!belowLimitRate(rate, quote)) return false
+      if (!belowLimitRate(rate, quote)) return 'reaches'
     }
-    return true
+    return fresh ? 'none reaches' : 'no fresh quote'
   }
 
   function trySettleLimit(order: RestingOrder): boolean {
