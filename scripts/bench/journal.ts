@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { type OrderEvent, openJournal } from '../../src/journal/journal.js'
 import { ManualClock } from '../../src/time/clock.js'
-import { type BenchResult, summarize } from './summary.js'
+import { type BenchResult, median, summarize } from './summary.js'
 
 export type BenchJournalAppendParameters = {
   runs?: number
@@ -31,27 +32,46 @@ export async function benchJournalAppend({
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-journal-'))
   try {
     const samples: number[] = []
+    const withoutConsoleSamples: number[] = []
+    // Each run times the journal as it is, then the same events into a journal without the console's event triggers
+    // (the baseline: what the operator console's one sequence of events costs the writes), on the same machine state.
     for (let run = 0; run < runs; run++) {
-      const journal = openJournal({ file: join(directory, `bench-${run}.sqlite`), clock: new ManualClock(1_700_000_000_000) })
-      try {
-        for (let order = 0; order < orderCount; order++) recordBenchOrder(journal, order)
-        const batches = planBatches(eventsPerRun, batchSize, orderCount)
-        const started = performance.now()
-        let changed = 0
-        for (const batch of batches) changed += journal.appendOrderEvents(batch)
-        samples.push(eventsPerRun / ((performance.now() - started) / 1000))
-        checkWritten(journal, changed, eventsPerRun, orderCount)
-      } finally {
-        journal.close()
+      for (const withConsole of [true, false]) {
+        const file = join(directory, `bench-${run}-${withConsole ? 'console' : 'bare'}.sqlite`)
+        const journal = openJournal({ file, clock: new ManualClock(1_700_000_000_000) })
+        try {
+          for (let order = 0; order < orderCount; order++) recordBenchOrder(journal, order)
+          if (!withConsole) dropConsoleEventTriggers(file)
+          const batches = planBatches(eventsPerRun, batchSize, orderCount)
+          const started = performance.now()
+          let changed = 0
+          for (const batch of batches) changed += journal.appendOrderEvents(batch)
+          ;(withConsole ? samples : withoutConsoleSamples).push(eventsPerRun / ((performance.now() - started) / 1000))
+          checkWritten(journal, changed, eventsPerRun, orderCount)
+        } finally {
+          journal.close()
+        }
       }
     }
+    const bare = median(withoutConsoleSamples)
     return summarize('journal order events appended', 'events/s', samples, {
       target: '>= 100000 events/s',
       batch: `${batchSize} events`,
       orders: String(orderCount),
+      'without the console event triggers (same runs)': `median ${Math.round(bare)} events/s; the journal as it is runs at ${(median(samples) / bare).toFixed(2)} of it`,
     })
   } finally {
     rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+/** The triggers that append order status changes and fills to console_events, dropped through a connection of its own. */
+function dropConsoleEventTriggers(file: string): void {
+  const db = new Database(file)
+  try {
+    for (const trigger of ['console_events_of_status', 'console_events_of_fill']) db.exec(`DROP TRIGGER ${trigger}`)
+  } finally {
+    db.close()
   }
 }
 
