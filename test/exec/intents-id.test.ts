@@ -105,9 +105,26 @@ describe('createIntent', () => {
 
   it.each(ofEveryKind)('gives a %s intent exactly as parseIntent reads it, keys in the schema order', (_kind, input) => {
     const intent = createIntent({ content: input, key: 'k', clock: new ManualClock(1_700_000_000_000) })
-    const parsed = parseIntent(intent)
+    // A copy: parseIntent hands createIntent's own intent back unchecked (below).
+    const parsed = parseIntent({ ...intent })
+    expect(parsed).not.toBe(intent)
     expect(intent).toStrictEqual(parsed)
     expect(Object.keys(intent)).toEqual(Object.keys(parsed))
+  })
+
+  it.each(ofEveryKind)('freezes a %s intent all the way down, and parseIntent hands that intent back as it is', (_kind, input) => {
+    const intent = createIntent({ content: input, key: 'k', clock: new ManualClock(1_700_000_000_000) })
+    const frozen = (value: unknown): boolean =>
+      typeof value !== 'object' || value === null || (Object.isFrozen(value) && Object.values(value).every(frozen))
+    expect(frozen(intent)).toBe(true)
+    expect(parseIntent(intent)).toBe(intent)
+    expect(() => Object.assign(intent, { strategy: 'other' })).toThrow(TypeError)
+  })
+
+  it('checks a copy of a created intent again: a field changed in the copy is refused and named', () => {
+    const intent = createIntent({ content, key: 'k', clock: new ManualClock(1_700_000_000_000) })
+    expect(() => parseIntent({ ...intent, maxSlippageBps: -1 })).toThrow(/maxSlippageBps/)
+    expect(() => parseIntent({ ...intent, amount: 'lots' })).toThrow(InvalidIntentError)
   })
 
   it('refuses a clock time that is not unix milliseconds, naming createdAt', () => {

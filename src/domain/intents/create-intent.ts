@@ -2,7 +2,7 @@ import type { Clock } from '../../time/clock.js'
 import { unixMillisecondsSchema } from './intent-fields.js'
 import { intentId } from './intent-id.js'
 import type { Intent } from './intent-schema.js'
-import { parseIntent, parseIntentContent } from './parse-intent.js'
+import { markCheckedIntent, parseIntent, parseIntentContent } from './parse-intent.js'
 
 export type CreateIntentParameters = {
   /** What the strategy asks for, without `id` and `createdAt`; validated here. */
@@ -30,7 +30,8 @@ export function createIntent({ content, key, clock }: CreateIntentParameters): I
   const createdAt = clock.now()
   // The content passed intentSchema's own field schemas and rules; the id is 32 hex digits. Only the clock's time is
   // left to check: a bad one goes through the whole schema, which names it.
-  if (!unixMillisecondsSchema.safeParse(createdAt).success) return parseIntent({ ...parsed, id, createdAt })
-  // The keys in intentSchema's order: the header (strategy, id, createdAt), then the content's.
-  return Object.assign({ strategy: parsed.strategy, id, createdAt }, parsed)
+  if (!unixMillisecondsSchema.safeParse(createdAt).success) return markCheckedIntent(parseIntent({ ...parsed, id, createdAt }))
+  // The keys in intentSchema's order: the header (strategy, id, createdAt), then the content's. Frozen and marked as
+  // checked: the executor's parseIntent takes it as it is.
+  return markCheckedIntent(Object.assign({ strategy: parsed.strategy, id, createdAt }, parsed))
 }

@@ -10,8 +10,27 @@ export type IntentProblem = {
   message: string
 }
 
+/** Intents that passed intentSchema and were then frozen all the way down: nothing can have changed them since. */
+const checkedIntents = new WeakSet<object>()
+
+/**
+ * Freezes an intent that passed intentSchema (its arrays and objects too) and remembers it, so that parseIntent hands
+ * it back as it is instead of checking it again: createIntent's intents reach the executor, which parses its input.
+ */
+export function markCheckedIntent(intent: Intent): Intent {
+  freezeDeep(intent)
+  checkedIntents.add(intent)
+  return intent
+}
+
+function freezeDeep(value: object): void {
+  for (const inner of Object.values(value)) if (typeof inner === 'object' && inner !== null) freezeDeep(inner)
+  Object.freeze(value)
+}
+
 /** Validates what a strategy emitted; throws InvalidIntentError naming every bad field and the strategy. */
 export function parseIntent(input: unknown): Intent {
+  if (typeof input === 'object' && input !== null && checkedIntents.has(input)) return input as Intent
   const result = intentSchema.safeParse(input)
   if (!result.success) throw new InvalidIntentError({ input, problems: describeIssues(input, result.error.issues) })
   return result.data
