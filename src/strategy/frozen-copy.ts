@@ -1,27 +1,8 @@
+import { type DeepReadonly, deepFreeze, isDeeplyFrozen } from '../domain/deep-freeze.js'
 import type { Quote } from '../feed/quote.js'
 
-/** A value no strategy can change: objects and arrays read-only all the way down. */
-export type DeepReadonly<T> = T extends (...args: never[]) => unknown
-  ? T
-  : T extends readonly (infer Element)[]
-    ? readonly DeepReadonly<Element>[]
-    : T extends object
-      ? { readonly [Key in keyof T]: DeepReadonly<T[Key]> }
-      : T
-
-/** Objects deepFreeze has frozen all the way down (a frozen object elsewhere may still hold mutable ones). */
-const deeplyFrozen = new WeakSet<object>()
-
-/** Freezes `value` and everything it reaches, in place. */
-export function deepFreeze<T>(value: T): DeepReadonly<T> {
-  if (typeof value === 'object' && value !== null && !deeplyFrozen.has(value)) {
-    // Marked first, so a cycle ends here.
-    deeplyFrozen.add(value)
-    Object.freeze(value)
-    for (const key of Reflect.ownKeys(value)) deepFreeze(Reflect.get(value, key))
-  }
-  return value as DeepReadonly<T>
-}
+export type { DeepReadonly } from '../domain/deep-freeze.js'
+export { deepFreeze } from '../domain/deep-freeze.js'
 
 /**
  * A deeply frozen copy: what a strategy receives, so a strategy that writes to its input throws (ES modules are
@@ -31,7 +12,7 @@ export function deepFreeze<T>(value: T): DeepReadonly<T> {
  */
 export function freezeCopy<T>(value: T): DeepReadonly<T> {
   if (value instanceof ReadOnlyQuote) return value as DeepReadonly<T>
-  if (typeof value === 'object' && value !== null && deeplyFrozen.has(value)) return value as DeepReadonly<T>
+  if (isDeeplyFrozen(value)) return value as DeepReadonly<T>
   return deepFreeze(structuredClone(value))
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { BaseError } from '../../errors/base.js'
+import { deepFreeze } from '../deep-freeze.js'
 import { describeReceived } from '../wire-fields.js'
 import { type Intent, type IntentContent, intentContentSchema, intentSchema } from './intent-schema.js'
 
@@ -18,14 +19,9 @@ const checkedIntents = new WeakSet<object>()
  * it back as it is instead of checking it again: createIntent's intents reach the executor, which parses its input.
  */
 export function markCheckedIntent(intent: Intent): Intent {
-  freezeDeep(intent)
+  deepFreeze(intent)
   checkedIntents.add(intent)
   return intent
-}
-
-function freezeDeep(value: object): void {
-  for (const inner of Object.values(value)) if (typeof inner === 'object' && inner !== null) freezeDeep(inner)
-  Object.freeze(value)
 }
 
 /** Validates what a strategy emitted; throws InvalidIntentError naming every bad field and the strategy. */
