@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Journal, openJournal } from '../../src/journal/journal.js'
 import { JournalConflictError, JournalRecordNotFoundError, JournalVersionError } from '../../src/journal/journal-errors.js'
-import { journalMigrations } from '../../src/journal/migrations.js'
+import { journalMigrations, migrateJournal } from '../../src/journal/migrations.js'
 import { amountColumn, readAmountText } from '../../src/journal/sql-values.js'
 import { ManualClock } from '../../src/time/clock.js'
 import { createJournalDirectory, recordSampleOrder } from './journal-fixtures.js'
@@ -504,5 +504,56 @@ describe('strategy state', () => {
     expect(journal.getStrategyState('dca', 'next')).toEqual({ at: 2 })
     expect(journal.deleteStrategyState('dca', 'next')).toBe(true)
     expect(journal.getStrategyState('dca', 'next')).toBeUndefined()
+  })
+})
+
+describe('console event sequence, schema version 10', () => {
+  it('keeps a journal’s console events and their ids, refuses an unknown kind, and appends after them', () => {
+    journal.close()
+    const file = directory.path(`journal-${fileCount++}-before-console-checks.sqlite`)
+    const before = new BetterSqlite3(file)
+    migrateJournal(before, file, journalMigrations.slice(0, -1))
+    const inListChecks = (db: BetterSqlite3.Database) =>
+      db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE name = 'console_events'").pluck().get()?.includes(' IN (')
+    expect(inListChecks(before)).toBe(true)
+    before.exec(
+      `INSERT INTO intents (id, strategy, kind, intent_json, status, created_at, updated_at) VALUES ('i', 's', 'swap', '{}', 'accepted', 1, 1);
+       INSERT INTO orders (id, intent_id, mode, account, beneficiary, chain_id, dest_chain_id, src_token, dest_token, src_amount,
+         dest_amount, side, status, status_seq, signed_payload, created_at, updated_at)
+       VALUES ('o', 'i', 'delta', '0x1', '0x1', 1, 1, '0x2', '0x3', '1', '1', 'SELL', 'SIGNED', 0, '{}', 2, 2);
+       INSERT INTO order_status_history (order_id, seq, status, reason, at) VALUES ('o', 0, 'SIGNED', NULL, 2);
+       INSERT INTO fills (order_id, chain_id, tx_hash, log_index, spent_amount, received_amount, source, recorded_at)
+         VALUES ('o', 1, '${txHash(1)}', 0, '5', '6', 'chain', 3);
+       INSERT INTO console_events (kind, subject, detail, at) VALUES ('strategy', 's', '{"event":"paused"}', 4);`,
+    )
+    const events = before.prepare<[], { id: number; kind: string }>('SELECT id, kind FROM console_events ORDER BY id').all()
+    before.close()
+    expect(events.map((event) => event.kind)).toEqual(['intent', 'order-status', 'fill', 'strategy'])
+
+    journal = openJournal({ file, clock })
+    expect(journal.schemaVersion).toBe(journalMigrations.length)
+    const read = () => journal.consoleEventsAfter({ after: 0, upTo: Number.MAX_SAFE_INTEGER, limit: 100 })
+    expect(read().map((event) => ({ id: event.id, kind: event.kind }))).toEqual(events)
+    expect(read()[2]).toMatchObject({ fillId: 1, txHash: txHash(1), orderId: 'o' })
+
+    // The triggers append to the new table, after the kept ids.
+    journal.recordFill({ orderId: 'o', chainId: 1, txHash: txHash(2), logIndex: 0, spentAmount: 1n, receivedAmount: 1n, source: 'chain' })
+    expect(read().slice(events.length)).toMatchObject([{ id: (events.at(-1)?.id ?? 0) + 1, kind: 'fill', txHash: txHash(2) }])
+    expect(journal.lastConsoleEventId()).toBe((events.at(-1)?.id ?? 0) + 1)
+
+    const db = new BetterSqlite3(file)
+    try {
+      expect(inListChecks(db)).toBe(false)
+      expect(() => db.prepare("INSERT INTO console_events (kind, at) VALUES ('order-state', 5)").run()).toThrow('CHECK constraint failed')
+      expect(db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all()).toEqual([
+        'console_events_of_fill',
+        'console_events_of_intent',
+        'console_events_of_new_intent',
+        'console_events_of_refund',
+        'console_events_of_status',
+      ])
+    } finally {
+      db.close()
+    }
   })
 })
