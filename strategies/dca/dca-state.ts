@@ -113,9 +113,30 @@ export function readDcaState(state: StrategyState): DcaState {
   return state.get(scheduleKey, dcaStateSchema) ?? emptyDcaState()
 }
 
-/** The settled orders kept apart from the schedule, in the order they settled. */
-export function readSettledOrders(state: StrategyState): OrderRecord[] {
-  return state.get(settledOrdersKey, settledOrdersSchema) ?? []
+/**
+ * The records that settled after the first `start` of them, written by one handler: each write appends one such part
+ * instead of rewriting every settled order (which made a schedule's writes grow with the orders it settled).
+ */
+function settledPartKey(start: number): string {
+  return `${settledOrdersKey}@${start}`
+}
+
+/**
+ * The `count` settled orders kept apart from the schedule (its `settled.orders`), in the order they settled: those
+ * under `settledOrders`, then the parts appended after them, each keyed by how many came before it.
+ */
+export function readSettledOrders(state: StrategyState, count: number): OrderRecord[] {
+  const records = state.get(settledOrdersKey, settledOrdersSchema) ?? []
+  while (records.length < count) {
+    const part = state.get(settledPartKey(records.length), settledOrdersSchema)
+    if (part === undefined || part.length === 0) {
+      throw new Error(
+        `dca state: the schedule counts ${count} settled orders, but the records after the first ${records.length} (key "${settledPartKey(records.length)}") are missing`,
+      )
+    }
+    records.push(...part)
+  }
+  return records
 }
 
 /**
@@ -124,7 +145,11 @@ export function readSettledOrders(state: StrategyState): OrderRecord[] {
  */
 export function readWholeDcaState(state: StrategyState, schedule: DcaState = readDcaState(state)): DcaState {
   if (schedule.settled.orders === 0) return schedule
-  return { ...schedule, orders: sortedByPlacement([...readSettledOrders(state), ...schedule.orders]), settled: noneSettled() }
+  return {
+    ...schedule,
+    orders: sortedByPlacement([...readSettledOrders(state, schedule.settled.orders), ...schedule.orders]),
+    settled: noneSettled(),
+  }
 }
 
 /** Placement order: slot by slot, each slot's attempts in turn (the order in which the schedule appends records). */
@@ -142,8 +167,10 @@ function isKeptApart(record: OrderRecord, schedule: DcaState): boolean {
 
 /**
  * Keeps the schedule. Orders that settled since it was read move to the settled orders (isKeptApart), and their
- * figures to `settled`: a schedule read whole (`settled` none) holds every settled order, which are then all there is
- * of them. Both keys are written by the same handler, which the journal commits at once.
+ * figures to `settled`: appended as a part of their own after the `settled.orders` kept already, so a write costs what
+ * it moves. A schedule read whole (`settled` none) holds every settled order, which are then all there is of them:
+ * they replace what `settledOrders` held, and the parts after it are deleted. The keys are written by the same
+ * handler, which the journal commits at once.
  */
 export function writeDcaState(state: StrategyState, value: DcaState): void {
   if (!value.orders.some((record) => isKeptApart(record, value))) {
@@ -151,15 +178,30 @@ export function writeDcaState(state: StrategyState, value: DcaState): void {
     return
   }
   const moving = value.orders.filter((record) => isKeptApart(record, value))
-  const kept = value.settled.orders === 0 ? [] : readSettledOrders(state)
   const settled = { ...value.settled, orders: value.settled.orders + moving.length }
   for (const record of moving) {
     settled.committed += committedBy(record)
     settled.spent += record.spent
     settled.received += record.received
   }
-  state.set(settledOrdersKey, [...kept, ...moving])
+  if (value.settled.orders > 0) state.set(settledPartKey(value.settled.orders), moving)
+  else {
+    deleteSettledParts(state)
+    state.set(settledOrdersKey, moving)
+  }
   state.set(scheduleKey, { ...value, orders: value.orders.filter((record) => !isKeptApart(record, value)), settled })
+}
+
+/** Deletes the parts appended after `settledOrders`, as far as the stored schedule counts them. */
+function deleteSettledParts(state: StrategyState): void {
+  const count = readDcaState(state).settled.orders
+  let start = (state.get(settledOrdersKey, settledOrdersSchema) ?? []).length
+  while (start < count) {
+    const part = state.get(settledPartKey(start), settledOrdersSchema)
+    state.delete(settledPartKey(start))
+    if (part === undefined || part.length === 0) return
+    start += part.length
+  }
 }
 
 export function readGuardQuote(state: StrategyState): GuardQuote | undefined {

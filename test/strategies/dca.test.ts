@@ -19,7 +19,7 @@ import { ManualClock } from '../../src/time/clock.js'
 import { committedAmount, minDestAmountPerSlice, nextOrderAmount } from '../../strategies/dca/dca-budget.js'
 import { dcaConfigSchema } from '../../strategies/dca/dca-config.js'
 import { summarizeSchedule } from '../../strategies/dca/dca-schedule.js'
-import { type DcaState, readWholeDcaState } from '../../strategies/dca/dca-state.js'
+import { type DcaState, readSettledOrders, readWholeDcaState } from '../../strategies/dca/dca-state.js'
 import dca from '../../strategies/dca/index.js'
 import { checkPriceGuard } from '../../strategies/dca/price-guard.js'
 import { sandboxExecutorContext } from '../helpers/executor.js'
@@ -298,12 +298,13 @@ describe('dca schedule', () => {
     const stored = h.journal.getStrategyState('dca', 'schedule') as { orders: { slot: number }[]; settled: Record<string, unknown> }
     expect(stored.orders.map((record) => record.slot)).toEqual([3])
     expect(stored.settled).toEqual({ orders: 3, committed: '750', spent: '750', received: '21' })
-    const apart = h.journal.getStrategyState('dca', 'settledOrders') as { slot: number; key: string }[]
-    expect(apart.map((record) => [record.slot, record.key])).toEqual([
-      [0, 'twap-0'],
-      [1, 'twap-1'],
-      [2, 'twap-2'],
-    ])
+    // Each write appends the orders it settles as a part of their own, keyed by how many came before: nothing settled
+    // earlier is read or written again.
+    const keptApart = (key: string) =>
+      (h.journal.getStrategyState('dca', key) as { slot: number; key: string }[] | undefined)?.map((record) => [record.slot, record.key])
+    expect(keptApart('settledOrders')).toEqual([[0, 'twap-0']])
+    expect(keptApart('settledOrders@1')).toEqual([[1, 'twap-1']])
+    expect(keptApart('settledOrders@2')).toEqual([[2, 'twap-2']])
     // The whole schedule reads as before: every order, in placement order.
     expect(h.schedule().orders.map((record) => record.key)).toEqual(['twap-0', 'twap-1', 'twap-2', 'twap-3'])
     expect(committedAmount(h.schedule().orders)).toBe(1000n)
@@ -314,8 +315,43 @@ describe('dca schedule', () => {
     await h.fill(first, 10n, 1n, 900)
     expect(h.schedule().orders[0]).toMatchObject({ spent: 260n, fillIds: [1, 100, 900] })
     expect(summarizeSchedule(h.schedule(), 1000n)).toMatchObject({ committed: 1010n, spent: 760n, received: 22n })
-    // The late fill moved the record back into the schedule read whole and out again on the write: still apart.
-    expect((h.journal.getStrategyState('dca', 'settledOrders') as unknown[]).length).toBe(3)
+    // The late fill moved the record back into the schedule read whole and out again on the write: still apart, all
+    // under one key again, the parts gone.
+    expect(keptApart('settledOrders')?.map(([slot]) => slot)).toEqual([0, 1, 2])
+    expect([keptApart('settledOrders@1'), keptApart('settledOrders@2')]).toEqual([undefined, undefined])
+    // Settling goes on after them.
+    const last = placed[3] as (typeof placed)[number]
+    await h.fill(last, last.totalSrcAmount, 5n)
+    expect(await h.update(last, 'COMPLETED')).toEqual([])
+    expect(summarizeSchedule(h.schedule(), 1000n)).toMatchObject({ spent: 1010n, ordersPlaced: 4, finished: true })
+  })
+
+  it('reads the settled orders back from their parts after a restart, and names a part that is missing', async () => {
+    const h = createHarness({ ...baseConfig, orders: 4, periodSeconds: 480 })
+    const placed: Extract<Intent, { kind: 'twap-sell' }>[] = [only(await h.start())]
+    for (let slot = 0; slot < 3; slot++) {
+      const order = placed[slot] as (typeof placed)[number]
+      await h.fill(order, order.totalSrcAmount, 5n, 200 + slot)
+      h.clock.advance(120_000)
+      placed.push(only(await h.update(order, 'COMPLETED')))
+    }
+    const whole = h.schedule()
+    const restarted = createHarness({ ...baseConfig, orders: 4, periodSeconds: 480 }, h)
+    const last = placed[3] as (typeof placed)[number]
+    expect(only(await restarted.start()).id).toBe(last.id)
+    expect(restarted.schedule().orders.map((record) => [record.key, record.fillIds])).toEqual([
+      ['twap-0', [200]],
+      ['twap-1', [201]],
+      ['twap-2', [202]],
+      ['twap-3', []],
+    ])
+    expect(summarizeSchedule(restarted.schedule(), 1000n)).toEqual(summarizeSchedule(whole, 1000n))
+
+    h.journal.deleteStrategyState('dca', 'settledOrders@1')
+    const { state } = createBufferedState(h.journal, 'dca')
+    expect(() => readSettledOrders(state, 3)).toThrow(
+      'dca state: the schedule counts 3 settled orders, but the records after the first 1 (key "settledOrders@1") are missing',
+    )
   })
 
   it('reads a schedule stored with every settled order in it, and keeps them apart from its next write', async () => {
