@@ -507,12 +507,14 @@ describe('strategy state', () => {
   })
 })
 
-describe('console event sequence, schema version 10', () => {
+describe('console event sequence, rebuilt with comparisons for its kinds', () => {
   it('keeps a journal’s console events and their ids, refuses an unknown kind, and appends after them', () => {
     journal.close()
     const file = directory.path(`journal-${fileCount++}-before-console-checks.sqlite`)
     const before = new BetterSqlite3(file)
-    migrateJournal(before, file, journalMigrations.slice(0, -1))
+    const rebuild = journalMigrations.findIndex((migration) => String(migration).includes('CREATE TABLE console_events_v2'))
+    expect(rebuild).toBeGreaterThan(0)
+    migrateJournal(before, file, journalMigrations.slice(0, rebuild))
     const inListChecks = (db: BetterSqlite3.Database) =>
       db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE name = 'console_events'").pluck().get()?.includes(' IN (')
     expect(inListChecks(before)).toBe(true)
