@@ -416,44 +416,26 @@ export const journalMigrations: readonly JournalMigration[] = [
   `,
   // console_events.kind's CHECK becomes comparisons: an IN list of six constants built a temporary index at every insert,
   // and a row is inserted with every status change, fill, refund and intent status (a quarter of the append rate of
-  // order events). The rows and their ids are kept; the triggers are made again over the new table.
+  // order events). The table is made again with its rows and ids. With legacy_alter_table the rename leaves the
+  // triggers' text alone (they name console_events, which is then the new table) instead of checking them while the
+  // table they name is gone.
   `
-  DROP TRIGGER console_events_of_status;
-  DROP TRIGGER console_events_of_fill;
-  DROP TRIGGER console_events_of_refund;
-  DROP TRIGGER console_events_of_new_intent;
-  DROP TRIGGER console_events_of_intent;
+  PRAGMA legacy_alter_table = ON;
+  -- The columns as the operator console's migration made them (what each holds is said there).
   CREATE TABLE console_events_v2 (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL CHECK (
       kind = 'order-status' OR kind = 'fill' OR kind = 'refund' OR kind = 'intent' OR kind = 'strategy' OR kind = 'action'
     ),
-    -- order_status_history.id, fills.id, refunds.id or operator_actions.id
     ref INTEGER,
-    -- intents.id or the strategy's name
     subject TEXT,
-    -- the intent's status at that moment, or a strategy event as JSON
     detail TEXT,
     at INTEGER NOT NULL
   ) STRICT;
   INSERT INTO console_events_v2 (id, kind, ref, subject, detail, at) SELECT id, kind, ref, subject, detail, at FROM console_events;
   DROP TABLE console_events;
   ALTER TABLE console_events_v2 RENAME TO console_events;
-  CREATE TRIGGER console_events_of_status AFTER INSERT ON order_status_history BEGIN
-    INSERT INTO console_events (kind, ref, at) VALUES ('order-status', new.id, new.at);
-  END;
-  CREATE TRIGGER console_events_of_fill AFTER INSERT ON fills BEGIN
-    INSERT INTO console_events (kind, ref, at) VALUES ('fill', new.id, new.recorded_at);
-  END;
-  CREATE TRIGGER console_events_of_refund AFTER INSERT ON refunds BEGIN
-    INSERT INTO console_events (kind, ref, at) VALUES ('refund', new.id, new.recorded_at);
-  END;
-  CREATE TRIGGER console_events_of_new_intent AFTER INSERT ON intents BEGIN
-    INSERT INTO console_events (kind, subject, detail, at) VALUES ('intent', new.id, new.status, new.updated_at);
-  END;
-  CREATE TRIGGER console_events_of_intent AFTER UPDATE OF status ON intents WHEN new.status IS NOT old.status BEGIN
-    INSERT INTO console_events (kind, subject, detail, at) VALUES ('intent', new.id, new.status, new.updated_at);
-  END;
+  PRAGMA legacy_alter_table = OFF;
   `,
 ]
 

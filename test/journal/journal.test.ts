@@ -542,6 +542,13 @@ describe('console event sequence, rebuilt with comparisons for its kinds', () =>
     journal.recordFill({ orderId: 'o', chainId: 1, txHash: txHash(2), logIndex: 0, spentAmount: 1n, receivedAmount: 1n, source: 'chain' })
     expect(read().slice(events.length)).toMatchObject([{ id: (events.at(-1)?.id ?? 0) + 1, kind: 'fill', txHash: txHash(2) }])
     expect(journal.lastConsoleEventId()).toBe((events.at(-1)?.id ?? 0) + 1)
+    journal.recordIntent({ id: 'after', strategy: 's', kind: 'swap', intent: {} })
+    journal.recordStrategyEvent('s', { event: 'resumed' })
+    expect(read().slice(events.length + 1)).toMatchObject([
+      { kind: 'intent', subject: 'after', intentStrategy: 's' },
+      { kind: 'strategy', subject: 's' },
+    ])
+    expect(journal.checkIntegrity()).toBe('ok')
 
     const db = new BetterSqlite3(file)
     try {
