@@ -354,6 +354,37 @@ describe('dca schedule', () => {
     )
   })
 
+  it('appends the orders settled after a whole-schedule write as parts after it, and reads them all back', async () => {
+    const config = { ...baseConfig, budget: '6000', orders: 6, periodSeconds: 720 }
+    const h = createHarness(config)
+    const placed: Extract<Intent, { kind: 'twap-sell' }>[] = [only(await h.start())]
+    const settle = async (slot: number) => {
+      const order = placed[slot] as (typeof placed)[number]
+      await h.fill(order, order.totalSrcAmount, 5n, 300 + slot)
+      h.clock.advance(120_000)
+      placed.push(only(await h.update(order, 'COMPLETED')))
+    }
+    for (let slot = 0; slot < 3; slot++) await settle(slot)
+    // A late fill of slot 0: the schedule is read whole and written back with every settled order under one key.
+    await h.fill(placed[0] as (typeof placed)[number], 1n, 1n, 900)
+    const slots = (key: string) => (h.journal.getStrategyState('dca', key) as { slot: number }[] | undefined)?.map((record) => record.slot)
+    expect([slots('settledOrders'), slots('settledOrders@1'), slots('settledOrders@2')]).toEqual([[0, 1, 2], undefined, undefined])
+    // Settled after it: each a part keyed by how many came before it.
+    for (let slot = 3; slot < 5; slot++) await settle(slot)
+    expect([slots('settledOrders'), slots('settledOrders@3'), slots('settledOrders@4')]).toEqual([[0, 1, 2], [3], [4]])
+    const { state } = createBufferedState(h.journal, 'dca')
+    expect(readSettledOrders(state, 5).map((record) => [record.slot, record.fillIds])).toEqual([
+      [0, [300, 900]],
+      [1, [301]],
+      [2, [302]],
+      [3, [303]],
+      [4, [304]],
+    ])
+    // 1,000 per order, and the late fill's 1 came out of the orders placed after it (slot 4: 1,999 over two slots, 999).
+    expect((placed[4] as (typeof placed)[number]).totalSrcAmount).toBe(999n)
+    expect(summarizeSchedule(h.schedule(), 6000n)).toMatchObject({ spent: 5000n, received: 26n, ordersPlaced: 6 })
+  })
+
   it('reads a schedule stored with every settled order in it, and keeps them apart from its next write', async () => {
     const h = createHarness({ ...baseConfig, orders: 4, periodSeconds: 480 })
     const placed: Extract<Intent, { kind: 'twap-sell' }>[] = [only(await h.start())]
