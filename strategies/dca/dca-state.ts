@@ -122,19 +122,30 @@ function settledPartKey(start: number): string {
 }
 
 /**
- * The `count` settled orders kept apart from the schedule (its `settled.orders`), in the order they settled: those
- * under `settledOrders`, then the parts appended after them, each keyed by how many came before it.
+ * The settled orders kept apart from the schedule, in the order they settled: those under `settledOrders`, then the
+ * parts appended after them, each keyed by how many came before it, up to `count` (the schedule's `settled.orders`) or
+ * the first part missing; with the keys of the parts read.
  */
-export function readSettledOrders(state: StrategyState, count: number): OrderRecord[] {
+function settledPartsOf(state: StrategyState, count: number): { records: OrderRecord[]; partKeys: string[] } {
   const records = state.get(settledOrdersKey, settledOrdersSchema) ?? []
+  const partKeys: string[] = []
   while (records.length < count) {
-    const part = state.get(settledPartKey(records.length), settledOrdersSchema)
-    if (part === undefined || part.length === 0) {
-      throw new Error(
-        `dca state: the schedule counts ${count} settled orders, but the records after the first ${records.length} (key "${settledPartKey(records.length)}") are missing`,
-      )
-    }
+    const key = settledPartKey(records.length)
+    const part = state.get(key, settledOrdersSchema)
+    if (part === undefined || part.length === 0) break
+    partKeys.push(key)
     records.push(...part)
+  }
+  return { records, partKeys }
+}
+
+/** The `count` settled orders kept apart from the schedule (its `settled.orders`), in the order they settled. */
+export function readSettledOrders(state: StrategyState, count: number): OrderRecord[] {
+  const { records } = settledPartsOf(state, count)
+  if (records.length < count) {
+    throw new Error(
+      `dca state: the schedule counts ${count} settled orders, but the records after the first ${records.length} (key "${settledPartKey(records.length)}") are missing`,
+    )
   }
   return records
 }
@@ -194,14 +205,7 @@ export function writeDcaState(state: StrategyState, value: DcaState): void {
 
 /** Deletes the parts appended after `settledOrders`, as far as the stored schedule counts them. */
 function deleteSettledParts(state: StrategyState): void {
-  const count = readDcaState(state).settled.orders
-  let start = (state.get(settledOrdersKey, settledOrdersSchema) ?? []).length
-  while (start < count) {
-    const part = state.get(settledPartKey(start), settledOrdersSchema)
-    state.delete(settledPartKey(start))
-    if (part === undefined || part.length === 0) return
-    start += part.length
-  }
+  for (const key of settledPartsOf(state, readDcaState(state).settled.orders).partKeys) state.delete(key)
 }
 
 export function readGuardQuote(state: StrategyState): GuardQuote | undefined {
