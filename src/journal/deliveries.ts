@@ -51,6 +51,37 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
      SELECT ${pendingColumns} WHERE orders.strategy = ? AND orders.untold = 1 AND orders.open = 0
      ORDER BY createdAt, orderId`,
   )
+  // The orders of any strategy that a status change, a fill or a refund journaled between two points of the console's
+  // event sequence touched (whatever wrote it: its triggers catch every writer), among those that may hold news as
+  // above. Each event's row is found by its id; the orders by theirs.
+  const selectTouched = db.prepare<
+    [number, number],
+    {
+      orderId: string
+      strategy: string | null
+      status: string | null
+      lastFillId: number | null
+      refunds: number | null
+      orderStatus: string
+      fillsHead: number | null
+      refundCount: number
+      orderVenueId: string | null
+      orderUpdatedAt: number
+    }
+  >(
+    `WITH touched (order_id) AS (
+       SELECT CASE e.kind
+           WHEN 'fill' THEN (SELECT order_id FROM fills WHERE fills.id = e.ref)
+           WHEN 'order-status' THEN (SELECT order_id FROM order_status_history AS h WHERE h.id = e.ref)
+           ELSE (SELECT order_id FROM refunds WHERE refunds.id = e.ref)
+         END
+       FROM console_events AS e
+       WHERE e.id > ? AND e.id <= ? AND (e.kind = 'fill' OR e.kind = 'order-status' OR e.kind = 'refund')
+     )
+     SELECT orders.strategy AS strategy, ${pendingColumns}
+     WHERE orders.id IN (SELECT order_id FROM touched) AND (orders.open = 1 OR orders.untold = 1)
+     ORDER BY createdAt, orderId`,
+  )
   // The order's status is told: it leaves orders_untold (until its status changes again).
   const markTold = db.prepare<[string, string]>('UPDATE orders SET untold = 0 WHERE id = ? AND untold = 1 AND status = ?')
   const upsert = db.prepare(
@@ -77,6 +108,26 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
     }))
   }
 
+  /**
+   * The orders, of every strategy, that the console events after `after` up to `upTo` (lastConsoleEventId) changed and
+   * that may hold news, with what was delivered of each, in the order pendingDeliveries lists them: what a reader who
+   * has looked at every order up to `after` need look at again.
+   */
+  function deliveriesTouched(after: number, upTo: number): (OrderDelivery & { strategy: string | null })[] {
+    return selectTouched.all(after, upTo).map((row) => ({
+      orderId: row.orderId,
+      strategy: row.strategy,
+      status: row.status,
+      lastFillId: row.lastFillId ?? 0,
+      refunds: row.refunds ?? 0,
+      orderStatus: row.orderStatus,
+      fillsHead: row.fillsHead ?? 0,
+      refundCount: row.refundCount,
+      orderVenueId: row.orderVenueId,
+      orderUpdatedAt: row.orderUpdatedAt,
+    }))
+  }
+
   /** Records that a status, a fill (and those before it) or the first `refunds` refunds reached the strategy. */
   function markDelivered(mark: MarkDeliveredParameters): void {
     upsert.run({
@@ -89,5 +140,5 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
     if ('status' in mark) markTold.run(mark.orderId, mark.status)
   }
 
-  return { pendingDeliveries, markDelivered }
+  return { pendingDeliveries, deliveriesTouched, markDelivered }
 }

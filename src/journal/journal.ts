@@ -167,6 +167,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000, checkpoints = 
      */
     closeUnsentOrder: (close: CloseUnsentOrderParameters): boolean => closeUnsentInTransaction.immediate(close),
     orderHistory: events.orderHistory,
+    latestStatusChange: events.latestStatusChange,
     recordFill: (fill: RecordFillParameters): boolean => recordFillInTransaction.immediate(fill),
     fillsOf: events.fillsOf,
     /** Every status change and fill of the batch, or none of them. Returns how many changed something. */
@@ -186,6 +187,7 @@ export function openJournal({ file, clock, busyTimeoutMs = 5_000, checkpoints = 
     hasBalanceBaseline: baselines.hasBalanceBaseline,
     balanceBaselinesOf: baselines.balanceBaselinesOf,
     pendingDeliveries: deliveries.pendingDeliveries,
+    deliveriesTouched: deliveries.deliveriesTouched,
     markDelivered: db.transaction(deliveries.markDelivered),
     getStrategyState: strategyState.getStrategyState,
     setStrategyState: db.transaction(strategyState.setStrategyState),

@@ -136,6 +136,9 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     'INSERT INTO order_status_history (order_id, seq, status, reason, at, previous_id) VALUES (?, ?, ?, ?, ?, ?)',
   )
   const selectHistory = db.prepare(chainSql('order_status_history', 'history_head', { orderBy: 'seq' }))
+  const selectLatestChange = db.prepare(
+    'SELECT h.* FROM orders CROSS JOIN order_status_history AS h ON h.id = orders.history_head WHERE orders.id = ?',
+  )
   const selectVenueFillsOfTxs = db.prepare<[string], { tx_hash: string; order_id: string }>(
     // The partial index holds only the venue rows: a few pages, where the unique index would cost a descent per hash.
     `SELECT tx_hash, order_id FROM json_each(?) AS hashes JOIN fills INDEXED BY fills_by_tx_without_log
@@ -246,6 +249,12 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     return selectHistory.all(orderId).map((row) => statusHistoryRowSchema.parse(row))
   }
 
+  /** The order's last status change (its history's head, one row however long the history), or undefined for none. */
+  function latestStatusChange(orderId: string): OrderStatusChange | undefined {
+    const row = selectLatestChange.get(orderId)
+    return row === undefined ? undefined : statusHistoryRowSchema.parse(row)
+  }
+
   /**
    * Stores one on-chain fill, unique by (tx hash, log index). The same fill seen from the venue (no log index) and
    * from the chain becomes one row with source `both`. Returns whether a new fill was stored.
@@ -322,7 +331,7 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
     return rows.map((row) => fillRowSchema.parse(row))
   }
 
-  return { appendOrderEvents, recordStatus, orderHistory, recordFill, fillsOf }
+  return { appendOrderEvents, recordStatus, orderHistory, latestStatusChange, recordFill, fillsOf }
 }
 
 /** A foreign-key failure on an order id means the order was never recorded. */

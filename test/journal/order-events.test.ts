@@ -54,9 +54,12 @@ describe('appendOrderEvents status changes', () => {
     ])
     expect(journal.getOrder({ id: 'o1' })).toMatchObject({ status: 'COMPLETED', updatedAt: 1_700_000_000_007 })
     expect(journal.getOrder({ id: 'o2' })?.status).toBe('ACTIVE')
+    expect(journal.latestStatusChange('o1')).toEqual(journal.orderHistory('o1').at(-1))
     // The next change continues the history after the batch's last one.
-    journal.recordStatus({ orderId: 'o2', status: 'CANCELLING' })
+    journal.recordStatus({ orderId: 'o2', status: 'CANCELLING', reason: 'asked' })
     expect(journal.orderHistory('o2').map((change) => change.status)).toEqual(['SIGNED', 'ACTIVE', 'CANCELLING'])
+    expect(journal.latestStatusChange('o2')).toEqual({ orderId: 'o2', status: 'CANCELLING', reason: 'asked', at: 1_700_000_000_007 })
+    expect(journal.latestStatusChange('unknown')).toBeUndefined()
   })
 
   it('writes nothing of the batch when a status is foreign to its order’s mode', () => {

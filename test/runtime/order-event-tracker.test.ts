@@ -138,6 +138,54 @@ describe('createOrderEventTracker', () => {
     ])
   })
 
+  it('after its first pass looks only at the orders touched since, whichever connection journaled them', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    recordSampleOrder(journal, 'b')
+    journal.recordIntent({ id: 'intent-dca', strategy: 'dca', kind: 'swap', intent: { amount: 1000n } })
+    recordSampleOrder(journal, 'c', { intentId: 'intent-dca' })
+    const reads: string[] = []
+    const watched = new Set(['pendingDeliveries', 'deliveriesTouched', 'getOrder', 'fillsOf', 'latestStatusChange'])
+    const spied = new Proxy(journal, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (typeof value !== 'function' || !watched.has(String(key))) return value
+        return (...args: unknown[]) => {
+          reads.push(`${String(key)}(${args.map((arg) => JSON.stringify(arg)).join(', ')})`)
+          return value.apply(target, args)
+        }
+      },
+    })
+    const tracker = createOrderEventTracker(spied, ['sample', 'dca'])
+    expect(deliverAll(tracker)).toEqual(['orderUpdate:a:SIGNED', 'orderUpdate:b:SIGNED', 'orderUpdate:c:SIGNED'])
+    expect(reads.filter((read) => read.startsWith('pendingDeliveries'))).toEqual([
+      'pendingDeliveries("sample")',
+      'pendingDeliveries("dca")',
+    ])
+    // Nothing journaled since: no order is read.
+    reads.length = 0
+    expect(tracker.collect()).toEqual([])
+    expect(reads).toEqual([])
+    // Another writer (a `deltaflow cancel`, a reconcile of another process) fills b and moves c; a is not read.
+    const other = openJournal({ file: context.file, clock: context.clock })
+    try {
+      other.recordFill({ orderId: 'b', chainId: 1, txHash: txHash(1), spentAmount: 10n, receivedAmount: 4n, source: 'venue' })
+      other.recordStatus({ orderId: 'c', status: 'CANCELLED', reason: 'cancelled by the operator' })
+    } finally {
+      other.close()
+    }
+    const events = tracker.collect()
+    expect(events.map(describeEvent)).toEqual(['fill:b:SIGNED', 'orderUpdate:c:CANCELLED'])
+    expect(events[1]?.type === 'orderUpdate' && events[1].event.reason).toBe('cancelled by the operator')
+    expect(reads.filter((read) => /"a"/.test(read))).toEqual([])
+    expect(reads.filter((read) => read.startsWith('deliveriesTouched'))).toHaveLength(1)
+    for (const event of events) event.acknowledge()
+    // c is final and told: neither this tracker nor a new one hears of it again.
+    journal.recordFill({ orderId: 'a', chainId: 1, txHash: txHash(2), spentAmount: 10n, receivedAmount: 4n, source: 'venue' })
+    expect(deliverAll(tracker)).toEqual(['fill:a:SIGNED'])
+    expect(createOrderEventTracker(journal, ['sample', 'dca']).collect()).toEqual([])
+  })
+
   it('skips orders of other strategies', () => {
     const { journal } = context
     recordSampleOrder(journal, 'a')
