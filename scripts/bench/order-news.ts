@@ -14,27 +14,34 @@ const strategies = ['dca', 'ladder', 'rebalance', 'otc']
 /**
  * What a reconciliation tick reads to find the strategies' news (the order event tracker's collect, as the bot's
  * dispatch runs it at every tick that changed the journal), in a journal with a history: `settled` orders of four
- * strategies, each with two fills, final and told, and 20 open orders, one of which has a new fill and a new status
- * each tick. Reported per size of the history; the baseline, on the same journal, is what the same reads cost before
- * orders_untold and the chain reads by id: the scan of every order for each strategy's news, and the order's fills
- * read with a plain join (a scan of every fill).
+ * strategies, each with two fills, final and told, and `open` open orders (20), one of which has a new fill and a new
+ * status each tick. Reported per size of the history, and for 1,000 settled orders with 2,000 open ones. Baselines, on
+ * the same journal: what the same reads cost before orders_untold and the chain reads by id (the scan of every order
+ * for each strategy's news, and the order's fills read with a plain join, a scan of every fill); and the read of every
+ * pending order of each strategy (open or not told), which a tick made before it looked only at the orders touched
+ * since the last one.
  */
 export async function benchOrderNews({
-  sizes = [1_000, 50_000],
+  sizes = [
+    { settled: 1_000, open: 20 },
+    { settled: 50_000, open: 20 },
+    { settled: 1_000, open: 2_000 },
+  ],
   ticks = 300,
 }: {
-  sizes?: number[]
+  sizes?: { settled: number; open: number }[]
   ticks?: number
 } = {}): Promise<BenchResult> {
   const directory = mkdtempSync(join(tmpdir(), 'deltaflow-bench-order-news-'))
-  const notes: Record<string, string> = { target: 'a tick costs the same whatever the history' }
+  const notes: Record<string, string> = { target: 'a tick costs the same whatever the history and the open orders' }
+  const headline = sizes.reduce((largest, size) => (size.settled > largest.settled ? size : largest))
   let samples: number[] = []
   try {
     for (const size of sizes) {
-      const file = join(directory, `journal-${size}.sqlite`)
+      const file = join(directory, `journal-${size.settled}-${size.open}.sqlite`)
       const journal = openJournal({ file, clock: systemClock })
       try {
-        const ids = fillJournal(journal, size)
+        const ids = fillJournal(journal, size.settled, size.open)
         const tracker = createOrderEventTracker(journal, strategies)
         for (const event of tracker.collect()) event.acknowledge()
         const perTick: number[] = []
@@ -51,16 +58,18 @@ export async function benchOrderNews({
           for (const event of events) event.acknowledge()
         }
         const scan = timeScan(file, ticks, ids[0] as string)
+        const pending = timePendingReads(journal, ticks)
         const steady = perTick.slice(Math.floor(ticks / 10))
-        notes[`${size} settled orders`] =
-          `collect ${median(steady).toFixed(3)} ms per tick; before: the news scan ${scan.news.toFixed(3)} ms for the ${strategies.length} strategies, an order's fills ${scan.fills.toFixed(3)} ms`
-        if (size === sizes.at(-1)) samples = steady
+        notes[`${size.settled} settled orders, ${size.open} open`] =
+          `collect ${median(steady).toFixed(3)} ms per tick; the pending orders of the ${strategies.length} strategies read ${pending.toFixed(3)} ms; ` +
+          `before: the news scan ${scan.news.toFixed(3)} ms, an order's fills ${scan.fills.toFixed(3)} ms`
+        if (size === headline) samples = steady
       } finally {
         journal.close()
       }
     }
     return summarize(
-      `order news: a reconciliation tick's read of the strategies' news, ${sizes.at(-1)} settled orders`,
+      `order news: a reconciliation tick's read of the strategies' news, ${headline.settled} settled orders, ${headline.open} open`,
       'ms',
       samples,
       notes,
@@ -70,10 +79,10 @@ export async function benchOrderNews({
   }
 }
 
-/** `settled` orders, final and told, then 20 open ones (returned), spread over the strategies. */
-function fillJournal(journal: ReturnType<typeof openJournal>, settled: number): string[] {
+/** `settled` orders, final and told, then `openCount` open ones (returned), spread over the strategies. */
+function fillJournal(journal: ReturnType<typeof openJournal>, settled: number, openCount: number): string[] {
   const open: string[] = []
-  for (let index = 0; index < settled + 20; index++) {
+  for (let index = 0; index < settled + openCount; index++) {
     const id = recordBenchOrder(journal, index, strategies[index % strategies.length])
     if (index < settled) {
       journal.appendOrderEvents([fillOf(id, 2 * index), fillOf(id, 2 * index + 1), { type: 'status', orderId: id, status: 'COMPLETED' }])
@@ -87,6 +96,17 @@ function fillJournal(journal: ReturnType<typeof openJournal>, settled: number): 
 function fillOf(orderId: string, n: number): OrderEvent {
   const txHash = `0x${createHash('sha256').update(`${orderId}:${n}`).digest('hex')}`
   return { type: 'fill', orderId, chainId: 1, txHash, spentAmount: 10n ** 15n, receivedAmount: 10n ** 15n, source: 'venue' }
+}
+
+/** The median of `runs` reads of every pending order of each strategy (the tracker's first pass). */
+function timePendingReads(journal: ReturnType<typeof openJournal>, runs: number): number {
+  const passes: number[] = []
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now()
+    for (const strategy of strategies) journal.pendingDeliveries(strategy)
+    passes.push(performance.now() - started)
+  }
+  return median(passes.slice(Math.floor(runs / 10)))
 }
 
 /**
