@@ -24,6 +24,27 @@ export type MarkDeliveredParameters =
   | { orderId: string; fillId: number }
   | { orderId: string; refunds: number }
 
+/** A row of the delivery queries: OrderDelivery with SQL's nulls for what was never delivered or filled. */
+type DeliveryRow = Omit<OrderDelivery, 'lastFillId' | 'refunds' | 'fillsHead'> & {
+  lastFillId: number | null
+  refunds: number | null
+  fillsHead: number | null
+}
+
+function toDelivery(row: DeliveryRow): OrderDelivery {
+  return {
+    orderId: row.orderId,
+    status: row.status,
+    lastFillId: row.lastFillId ?? 0,
+    refunds: row.refunds ?? 0,
+    orderStatus: row.orderStatus,
+    fillsHead: row.fillsHead ?? 0,
+    refundCount: row.refundCount,
+    orderVenueId: row.orderVenueId,
+    orderUpdatedAt: row.orderUpdatedAt,
+  }
+}
+
 /** Statements over `order_deliveries`. Each function runs inside the caller's transaction. */
 export function createDeliveryStatements(db: Database, clock: Clock) {
   // Orders of the strategy that may hold news: open, or closed with a status not yet delivered (never delivered
@@ -32,20 +53,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
        orders.status AS orderStatus, orders.fills_head AS fillsHead, orders.venue_id AS orderVenueId, orders.updated_at AS orderUpdatedAt,
        (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id) AS refundCount, orders.created_at AS createdAt
      FROM orders LEFT JOIN order_deliveries AS d ON d.order_id = orders.id`
-  const selectPending = db.prepare<
-    [string, string],
-    {
-      orderId: string
-      status: string | null
-      lastFillId: number | null
-      refunds: number | null
-      orderStatus: string
-      fillsHead: number | null
-      refundCount: number
-      orderVenueId: string | null
-      orderUpdatedAt: number
-    }
-  >(
+  const selectPending = db.prepare<[string, string], DeliveryRow>(
     `SELECT ${pendingColumns} WHERE orders.strategy = ? AND orders.open = 1
      UNION ALL
      SELECT ${pendingColumns} WHERE orders.strategy = ? AND orders.untold = 1 AND orders.open = 0
@@ -54,21 +62,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
   // The orders of any strategy that a status change, a fill or a refund journaled between two points of the console's
   // event sequence touched (whatever wrote it: its triggers catch every writer), among those that may hold news as
   // above. Each event's row is found by its id; the orders by theirs.
-  const selectTouched = db.prepare<
-    [number, number],
-    {
-      orderId: string
-      strategy: string | null
-      status: string | null
-      lastFillId: number | null
-      refunds: number | null
-      orderStatus: string
-      fillsHead: number | null
-      refundCount: number
-      orderVenueId: string | null
-      orderUpdatedAt: number
-    }
-  >(
+  const selectTouched = db.prepare<[number, number], DeliveryRow & { strategy: string | null }>(
     `WITH touched (order_id) AS (
        SELECT CASE e.kind
            WHEN 'fill' THEN (SELECT order_id FROM fills WHERE fills.id = e.ref)
@@ -95,17 +89,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
 
   /** The strategy's orders that may have undelivered status changes, fills or refunds, with what was delivered. */
   function pendingDeliveries(strategy: string): OrderDelivery[] {
-    return selectPending.all(strategy, strategy).map((row) => ({
-      orderId: row.orderId,
-      status: row.status,
-      lastFillId: row.lastFillId ?? 0,
-      refunds: row.refunds ?? 0,
-      orderStatus: row.orderStatus,
-      fillsHead: row.fillsHead ?? 0,
-      refundCount: row.refundCount,
-      orderVenueId: row.orderVenueId,
-      orderUpdatedAt: row.orderUpdatedAt,
-    }))
+    return selectPending.all(strategy, strategy).map(toDelivery)
   }
 
   /**
@@ -114,18 +98,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
    * has looked at every order up to `after` need look at again.
    */
   function deliveriesTouched(after: number, upTo: number): (OrderDelivery & { strategy: string | null })[] {
-    return selectTouched.all(after, upTo).map((row) => ({
-      orderId: row.orderId,
-      strategy: row.strategy,
-      status: row.status,
-      lastFillId: row.lastFillId ?? 0,
-      refunds: row.refunds ?? 0,
-      orderStatus: row.orderStatus,
-      fillsHead: row.fillsHead ?? 0,
-      refundCount: row.refundCount,
-      orderVenueId: row.orderVenueId,
-      orderUpdatedAt: row.orderUpdatedAt,
-    }))
+    return selectTouched.all(after, upTo).map((row) => ({ ...toDelivery(row), strategy: row.strategy }))
   }
 
   /** Records that a status, a fill (and those before it) or the first `refunds` refunds reached the strategy. */
