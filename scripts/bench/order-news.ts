@@ -58,7 +58,10 @@ export async function benchOrderNews({
           for (const event of events) event.acknowledge()
         }
         const scan = timeScan(file, ticks, ids[0] as string)
-        const pending = timePendingReads(journal, ticks)
+        // Every pending order of each strategy: the tracker's first pass, and what each tick read before.
+        const pending = medianPassMs(ticks, () => {
+          for (const strategy of strategies) journal.pendingDeliveries(strategy)
+        })
         const steady = perTick.slice(Math.floor(ticks / 10))
         notes[`${size.settled} settled orders, ${size.open} open`] =
           `collect ${median(steady).toFixed(3)} ms per tick; the pending orders of the ${strategies.length} strategies read ${pending.toFixed(3)} ms; ` +
@@ -98,12 +101,12 @@ function fillOf(orderId: string, n: number): OrderEvent {
   return { type: 'fill', orderId, chainId: 1, txHash, spentAmount: 10n ** 15n, receivedAmount: 10n ** 15n, source: 'venue' }
 }
 
-/** The median of `runs` reads of every pending order of each strategy (the tracker's first pass). */
-function timePendingReads(journal: ReturnType<typeof openJournal>, runs: number): number {
+/** The median time in ms of `runs` calls of `pass`, the first tenth left out (warm-up). */
+function medianPassMs(runs: number, pass: () => void): number {
   const passes: number[] = []
   for (let run = 0; run < runs; run++) {
     const started = performance.now()
-    for (const strategy of strategies) journal.pendingDeliveries(strategy)
+    pass()
     passes.push(performance.now() - started)
   }
   return median(passes.slice(Math.floor(runs / 10)))
@@ -132,20 +135,11 @@ function timeScan(file: string, runs: number, orderId: string): { news: number; 
       )
       SELECT fills.* FROM chain JOIN fills USING (id) ORDER BY id`,
     )
-    const time = (pass: () => void) => {
-      const passes: number[] = []
-      for (let run = 0; run < runs; run++) {
-        const started = performance.now()
-        pass()
-        passes.push(performance.now() - started)
-      }
-      return median(passes.slice(Math.floor(runs / 10)))
-    }
     return {
-      news: time(() => {
+      news: medianPassMs(runs, () => {
         for (const strategy of strategies) news.all(strategy)
       }),
-      fills: time(() => fills.all(orderId, 0, 0)),
+      fills: medianPassMs(runs, () => fills.all(orderId, 0, 0)),
     }
   } finally {
     db.close()
