@@ -12,6 +12,16 @@ const exitingStrategyFile = fileURLToPath(new URL('./fixtures/exiting-strategy.t
 const ladderConfig = `${exampleConfigs}ladder.yaml`
 const hourMs = 3_600_000
 
+/**
+ * The compiled pool, as `deltaflow optimize --workers` runs it (the global setup builds dist/ when the sources changed):
+ * its threads load trial-worker.js. The pool imported from src/ gives its threads the from-source entry, which loads
+ * every module through tsx in each thread, at about three times the CPU; one test below runs that entry.
+ */
+const compiledPool = async (): Promise<typeof createWorkerPoolExecutor> => {
+  const url = new URL('../../../dist/src/backtest/optimize/worker-pool.js', import.meta.url).href
+  return ((await import(url)) as { createWorkerPoolExecutor: typeof createWorkerPoolExecutor }).createWorkerPoolExecutor
+}
+
 describe('createWorkerPoolExecutor', () => {
   const directory = createTempDirectory('deltaflow-worker-pool-')
   let quotes = ''
@@ -62,15 +72,16 @@ describe('createWorkerPoolExecutor', () => {
     }
   }
 
-  it('gives the sequential executor’s results with 1, 2 and 4 workers', async () => {
+  it('gives the sequential executor’s results with 1, 2 and 4 workers of the compiled pool', async () => {
     const specs = ladderSpecs()
+    const createCompiledPool = await compiledPool()
     const sequential = await runOn(createSequentialExecutor(), specs)
     // The comparison means something: trials that traded, trials that did not, and a failed one.
     expect(sequential.results.filter((result) => (result.summary?.trades ?? 0) > 0).length).toBeGreaterThanOrEqual(3)
     expect(sequential.results.some((result) => result.summary?.trades === 0)).toBe(true)
     expect(sequential.results.at(-1)?.error).toMatch(/levels/)
     for (const workers of [1, 2, 4]) {
-      const pooled = await runOn(createWorkerPoolExecutor({ workers }), specs)
+      const pooled = await runOn(createCompiledPool({ workers }), specs)
       expect(
         pooled.results.map((result) => result.tradesHash),
         `${workers} workers`,
@@ -100,7 +111,8 @@ describe('createWorkerPoolExecutor', () => {
     const sequential = await runOn(createSequentialExecutor(), specs)
     const diesOnce = exitingSpec('dies-once', 'once')
     const diesAlways = exitingSpec('dies-always', 'always')
-    const { results } = await runOn(createWorkerPoolExecutor({ workers: 2 }), [diesOnce, ...specs, diesAlways])
+    const createCompiledPool = await compiledPool()
+    const { results } = await runOn(createCompiledPool({ workers: 2 }), [diesOnce, ...specs, diesAlways])
     // Its first worker died; a fresh one ran it to the end.
     expect(existsSync(directory.path('exited-dies-once'))).toBe(true)
     const once = results.find((result) => result.id === 'dies-once')
@@ -114,6 +126,16 @@ describe('createWorkerPoolExecutor', () => {
     expect(always?.tradesHash).toBe('')
     expect(always?.summary).toBeUndefined()
     expect(results.filter((result) => !result.id.startsWith('dies-'))).toEqual(sequential.results)
+  }, 60_000)
+
+  it('runs trials in threads that load the sources when the pool is itself TypeScript (tests, scripts)', async () => {
+    // A trial that trades and the failed one: results and errors cross the thread as the compiled pool's do.
+    const specs = [ladderSpecs()[0], ladderSpecs().at(-1)].filter((spec) => spec !== undefined)
+    const sequential = await runOn(createSequentialExecutor(), specs)
+    expect(sequential.results[0]?.summary?.trades).toBeGreaterThan(0)
+    expect(sequential.results[1]?.error).toMatch(/levels/)
+    const pooled = await runOn(createWorkerPoolExecutor({ workers: 1 }), specs)
+    expect(pooled.results).toEqual(sequential.results)
   }, 60_000)
 
   it('refuses a worker count that is not a whole number of at least 1', () => {
