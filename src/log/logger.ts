@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import pino, { type Logger, type LoggerOptions } from 'pino'
-import pretty from 'pino-pretty'
+import type { PinoPretty } from 'pino-pretty'
 import { BaseError } from '../errors/base.js'
 import { withoutUrlSecrets } from '../errors/url-secrets.js'
 
@@ -68,6 +69,8 @@ export function createLogger(
     serializers: { err: serializeError },
   }
   if (options.pretty) {
+    // Loaded for a terminal only (it is CommonJS, so synchronously): a bot logging JSON lines never loads its modules.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty
     return pino(loggerOptions, pretty({ destination: 2, sync: true, ignore: 'pid,hostname,app', translateTime: 'HH:MM:ss.l' }))
   }
   return pino(loggerOptions, options.destination ?? pino.destination(2))

@@ -6,14 +6,14 @@ import { type Bot, createBot } from './bot.js'
 import { healthOf } from './bot-health.js'
 import { createBotMetrics, type PrometheusBotMetrics } from './bot-metrics.js'
 import { resolveConsoleToken } from './console/console-token.js'
-import { type OperatorConsole, openConsole } from './console/open-console.js'
+import type { OperatorConsole } from './console/open-console.js'
 import type { EmbeddedVenue, StartEmbeddedVenue } from './embedded-venue.js'
 import { createLatestPrices, type LatestPrices } from './latest-prices.js'
 import { decimalsOfRequests, loadStrategyDefinitions } from './load-strategies.js'
 import { openNotifications } from './notify/open-notifications.js'
 import { resolveNotificationTargets } from './notify/resolve-targets.js'
 import { openSession, type Session } from './open-session.js'
-import { type OpsServer, startOpsServer } from './ops-server.js'
+import type { OpsServer } from './ops-server.js'
 import { createTokenLabels } from './token-labels.js'
 
 export type OpenBotParameters<Venue extends EmbeddedVenue> = {
@@ -102,7 +102,10 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
     })
     // Notifications start once the bot has started and stop after it.
     const bot = notifications.attach(trading)
+    // The console's modules (its routes and answer schemas) and the HTTP server's are loaded only by a bot that serves
+    // them: a bot without `ops` starts without either.
     if (consoleOn && prices) {
+      const { openConsole } = await import('./console/open-console.js')
       operatorConsole = openConsole({
         config,
         journal,
@@ -121,6 +124,7 @@ export async function openBot<Venue extends EmbeddedVenue = EmbeddedVenue>({
       })
     }
     if (config.ops.port !== undefined) {
+      const { startOpsServer } = await import('./ops-server.js')
       ops = await startOpsServer({
         host: config.ops.host,
         port: config.ops.port,
