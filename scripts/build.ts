@@ -1,7 +1,8 @@
 // `npm run build` (and `npm ci` / `npm pack` through `prepare`): the package as Node runs it, in dist/.
 // - JavaScript for every module of src/ and strategies/ (built-ins are loaded by name from dist/strategies), by
 //   esbuild: the transform tsx applies when running from source, in about a second (tsc takes ~20 s to emit it).
-// - viem and the @noble/curves entries bundled into dist/vendor/, which those modules import (see `vendored`).
+// - viem, the @noble/curves entries, rxjs and yaml bundled into dist/vendor/, which those modules import (see
+//   `vendored`).
 // - Declarations for the public entry and the modules its types reach, by tsc (tsconfig.build.json).
 // - The files modules read beside themselves (Solidity sources, market data): everything but .ts and .md.
 // - The web console (src/console-ui/, a browser app): one bundle with its charting library and CSS, in
@@ -13,7 +14,7 @@
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { builtStamp, sourceStamp, stampName } from './build-stamp.js'
 
@@ -41,13 +42,19 @@ const assets = serverFiles.filter((file) => !file.endsWith('.ts') && !file.endsW
 // shared code in chunks) it loads in ~0.03 s. Every module of dist/ imports these from dist/vendor/, so the CLI, the
 // public entry and the strategies it loads share one copy; a user's own code that imports viem gets the package's
 // (values and types are the same; an error class from one copy is not `instanceof` the other's).
+// rxjs and yaml are bundled for the same reason: as Node resolves them they are CommonJS, 223 and 72 modules that
+// cost ~0.1 s of every command that reads a config or runs a feed. Neither appears in the public entry's types.
 const vendored: Record<string, string> = {
   viem: 'viem',
   'viem/actions': 'viem-actions',
   'viem/accounts': 'viem-accounts',
   '@noble/curves/secp256k1': 'noble-curves-secp256k1',
   '@noble/curves/abstract/modular': 'noble-curves-modular',
+  rxjs: 'rxjs',
+  yaml: 'yaml',
 }
+/** The ES module build of the packages whose `node` export is CommonJS (the same code): bundled from CommonJS, an entry would have only a default export. */
+const esModuleBuilds: Record<string, string> = { rxjs: 'dist/esm/index.js', yaml: 'browser/index.js' }
 /** dist/vendor/ in the sources' layout: dist/ mirrors the root (outbase '.'), so an import relative to a source file is right in dist/. */
 const vendorDir = join(root, 'vendor')
 
@@ -56,9 +63,7 @@ try {
   const vendorBuilt = await timed(() =>
     build({
       absWorkingDir: root,
-      entryPoints: Object.fromEntries(
-        Object.entries(vendored).map(([specifier, name]) => [name, fileURLToPath(import.meta.resolve(specifier))]),
-      ),
+      entryPoints: Object.fromEntries(Object.entries(vendored).map(([specifier, name]) => [name, vendoredEntry(specifier)])),
       outdir: join(outDir, 'vendor'),
       bundle: true,
       splitting: true,
@@ -126,6 +131,16 @@ try {
   )
 } finally {
   rmSync(outDir, { recursive: true, force: true })
+}
+
+function vendoredEntry(specifier: string): string {
+  const resolved = fileURLToPath(import.meta.resolve(specifier))
+  const esModuleBuild = esModuleBuilds[specifier]
+  if (esModuleBuild === undefined) return resolved
+  const packageDir = join(resolved.slice(0, resolved.lastIndexOf(`${sep}node_modules${sep}`)), 'node_modules', specifier)
+  const entry = join(packageDir, esModuleBuild)
+  if (!existsSync(entry)) throw new Error(`${specifier} has no ES module build at ${entry}; its layout changed`)
+  return entry
 }
 
 function emitDeclarations(): void {
