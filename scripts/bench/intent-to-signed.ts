@@ -56,15 +56,19 @@ const goals = { p99Ms: 2, medianRatio: 2.5 }
  * The account is the bot's (localAccount: libsecp256k1 in WebAssembly). The bare signature (that account signing the
  * same order's digest, viem's JavaScript signature of it, and viem's signTypedData of the same typed data) is timed in
  * the same run, in blocks between the path's: after every `block` orders, each reference signs those orders once. Both
- * see the same machine within a block's time, and each one's garbage is mostly collected in its own block (a JavaScript
- * signature leaves ~200 KB, the path with the account's signer ~100 KB): timed order by order, the references' garbage
- * made the path's collections.
+ * see the same machine within a block's time (about a second), and the collections in a block are mostly its own
+ * garbage's. The path allocates ~90 KB an order, the references ~520 KB together (V8's sampling heap profiler, objects
+ * collected included): a block of 500 path orders fills the 16 MB young generation two or three times over, so the
+ * path's tail holds its own collections, and only the one a reference block left half full falls into it from outside.
+ * Blocks of 50 (4 MB of the path's, 26 MB of the references') had the references' collections land in the path's
+ * samples: 12–26 of 2,700 path samples overlapped a pause (6–17 with blocks of 500), around the 1 % the p99 sits at,
+ * and the p99 was 1.4–3.2 ms instead of 1.2–1.4.
  */
 export async function benchIntentToSigned({
   intents = 3_000,
   priorIntents = 10_000,
   openOrders = 20,
-  block = 50,
+  block = 500,
 }: BenchOptions = {}): Promise<BenchResult> {
   loadContractArtifacts()
   const sandbox = await startSandbox({ chainIds: [1], market: 'still' })
@@ -346,6 +350,7 @@ export async function benchIntentToSigned({
         intents: String(intents),
         'prior intents': String(priorIntents),
         'open orders': String(openOrders),
+        'reference blocks': `${block} orders`,
       },
     }
   } finally {
