@@ -76,8 +76,17 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
      WHERE orders.id IN (SELECT order_id FROM touched) AND (orders.open = 1 OR orders.untold = 1)
      ORDER BY createdAt, orderId`,
   )
-  // The order's status is told: it leaves orders_untold (until its status changes again).
-  const markTold = db.prepare<[string, string]>('UPDATE orders SET untold = 0 WHERE id = ? AND untold = 1 AND status = ?')
+  // A closed order whose status, fills and refunds are all told leaves orders_untold (until its status changes again, or
+  // a fill or a refund of it is journaled: order-events.ts, refunds.ts). Told its status, an order whose later fill or
+  // refund is not yet told stays: that one is still to come, after a restart too.
+  const markTold = db.prepare<[string]>(
+    `UPDATE orders SET untold = 0
+     WHERE id = ? AND untold = 1 AND EXISTS (
+       SELECT 1 FROM order_deliveries AS d
+       WHERE d.order_id = orders.id AND d.status IS orders.status AND d.last_fill_id >= coalesce(orders.fills_head, 0)
+         AND d.refunds >= (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id)
+     )`,
+  )
   const upsert = db.prepare(
     `INSERT INTO order_deliveries (order_id, status, last_fill_id, refunds, updated_at) VALUES (@orderId, @status, @fillId, @refunds, @at)
      ON CONFLICT (order_id) DO UPDATE SET
@@ -101,7 +110,10 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
     return selectTouched.all(after, upTo).map((row) => ({ ...toDelivery(row), strategy: row.strategy }))
   }
 
-  /** Records that a status, a fill (and those before it) or the first `refunds` refunds reached the strategy. */
+  /**
+   * Records that a status, a fill (and those before it) or the first `refunds` refunds reached the strategy; a closed
+   * order then told all of leaves the orders a tick reads.
+   */
   function markDelivered(mark: MarkDeliveredParameters): void {
     upsert.run({
       orderId: mark.orderId,
@@ -110,7 +122,7 @@ export function createDeliveryStatements(db: Database, clock: Clock) {
       refunds: 'refunds' in mark ? mark.refunds : 0,
       at: clock.now(),
     })
-    if ('status' in mark) markTold.run(mark.orderId, mark.status)
+    markTold.run(mark.orderId)
   }
 
   return { pendingDeliveries, deliveriesTouched, markDelivered }

@@ -437,6 +437,19 @@ export const journalMigrations: readonly JournalMigration[] = [
   ALTER TABLE console_events_v2 RENAME TO console_events;
   PRAGMA legacy_alter_table = OFF;
   `,
+  // A fill or a refund journaled after its order closed (a chain log found after the venue's final status, a refund
+  // recorded after REFUNDED) is news for the order's strategy: the journal now marks the order untold again when it
+  // writes one, as after a status change following its close, until the strategy is told all of it (deliveries.ts).
+  // Closed orders told of before such a fill or refund came are marked now, so that it is delivered.
+  `
+  UPDATE orders SET untold = 1 WHERE open = 0 AND untold = 0 AND EXISTS (
+    SELECT 1 FROM order_deliveries AS d
+    WHERE d.order_id = orders.id AND (
+      d.last_fill_id < coalesce(orders.fills_head, 0)
+      OR d.refunds < (SELECT count(*) FROM refunds WHERE refunds.order_id = orders.id)
+    )
+  );
+  `,
 ]
 
 /** Applies every migration the database lacks, one transaction each; refuses a database newer than this code. */

@@ -35,6 +35,8 @@ export function createRefundStatements(db: Database, clock: Clock) {
     `INSERT INTO refunds (order_id, tx_hash, chain_id, token, amount, recorded_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (tx_hash) DO NOTHING`,
   )
+  // A refund of a closed order is news for its strategy: the order is untold again (deliveries.ts).
+  const markUntold = db.prepare<[string]>('UPDATE orders SET untold = 1 WHERE id = ? AND open = 0 AND untold = 0')
   const selectByTx = db.prepare('SELECT * FROM refunds WHERE tx_hash = ?')
   const selectOfOrder = db.prepare('SELECT * FROM refunds WHERE order_id = ? ORDER BY id')
 
@@ -47,7 +49,8 @@ export function createRefundStatements(db: Database, clock: Clock) {
     } catch (error) {
       throw rethrowMissingOrder(error, refund.orderId)
     }
-    if (changes === 0) {
+    if (changes === 1) markUntold.run(refund.orderId)
+    else {
       const stored = refundRowSchema.parse(selectByTx.get(txHash))
       if (stored.orderId !== refund.orderId) {
         throw new JournalConflictError('refund already recorded for another order', { txHash, storedOrderId: stored.orderId })

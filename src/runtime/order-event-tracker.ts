@@ -26,8 +26,10 @@ export type OrderEventTracker = {
  * it spent and received. Tracks what was delivered to strategies in the journal (order_deliveries): the last status told of each order, the
  * last fill and how many refunds. Delivery is at least once: a crash between a handler and its acknowledgement delivers
  * that event again after the restart, which a strategy's intent keys make harmless (the same key and content is the
- * same intent, executed once). Orders already final and told are not read again, and after the first pass only the
- * orders that a status change, a fill or a refund journaled since the last pass touched are looked at.
+ * same intent, executed once). Orders already final and told are not read again until a fill or a refund of them is
+ * journaled (a late chain log, a refund after REFUNDED): that one is delivered, the final status is not told twice.
+ * After the first pass only the orders that a status change, a fill or a refund journaled since the last pass touched
+ * are looked at.
  */
 export function createOrderEventTracker(journal: Journal, strategies: readonly string[]): OrderEventTracker {
   // Collected by this run, acknowledged or not: keeps a pass from collecting again what a handler is still handling.
@@ -81,7 +83,8 @@ export function createOrderEventTracker(journal: Journal, strategies: readonly s
           known = { version, view: deepFreeze(toOrderView(order)) as OrderView }
         }
         const { view } = known
-        // Told its status by the end of this pass: a final order then has no news to come (neither listing reads it).
+        // Told its status by the end of this pass: a final order then has no news to come (neither listing reads it)
+        // unless a later fill or refund of it is journaled, which reads it again (deliveries.ts).
         if (isFinalStatus(view.mode, view.status)) views.delete(orderId)
         else views.set(orderId, known)
         for (const fill of journal.fillsOf(orderId, lastFillId)) {

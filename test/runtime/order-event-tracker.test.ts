@@ -102,6 +102,43 @@ describe('createOrderEventTracker', () => {
     expect(createOrderEventTracker(journal, ['sample']).collect()).toEqual([])
   })
 
+  it('hears a fill and a refund journaled after its order was told final, once, and after a restart until acknowledged', () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    const tracker = createOrderEventTracker(journal, ['sample'])
+    journal.recordStatus({ orderId: 'a', status: 'EXPIRED' })
+    expect(deliverAll(tracker)).toEqual(['orderUpdate:a:EXPIRED'])
+    expect(tracker.collect()).toEqual([])
+    // A chain log the reconciler finds after the venue's final word, and a refund recorded after it.
+    journal.recordFill({ orderId: 'a', chainId: 1, txHash: txHash(3), logIndex: 0, spentAmount: 10n, receivedAmount: 4n, source: 'chain' })
+    journal.recordRefund({ orderId: 'a', txHash: txHash(4), chainId: 1, token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount: 5n })
+    const late = tracker.collect()
+    expect(late.map(describeEvent)).toEqual(['fill:a:EXPIRED', 'refund:a:EXPIRED'])
+    expect(tracker.collect()).toEqual([])
+    // Not acknowledged yet: a restart hears both again; the fill acknowledged, only the refund.
+    expect(createOrderEventTracker(journal, ['sample']).collect().map(describeEvent)).toEqual(['fill:a:EXPIRED', 'refund:a:EXPIRED'])
+    late[0]?.acknowledge()
+    expect(createOrderEventTracker(journal, ['sample']).collect().map(describeEvent)).toEqual(['refund:a:EXPIRED'])
+    late[1]?.acknowledge()
+    expect(createOrderEventTracker(journal, ['sample']).collect()).toEqual([])
+    // Told all of it, the order is no longer among those a tick reads.
+    expect(journal.pendingDeliveries('sample')).toEqual([])
+  })
+
+  it("hears a fill journaled between the collection of its order's final status and its acknowledgement", () => {
+    const { journal } = context
+    recordSampleOrder(journal, 'a')
+    const tracker = createOrderEventTracker(journal, ['sample'])
+    journal.recordStatus({ orderId: 'a', status: 'COMPLETED' })
+    const collected = tracker.collect()
+    expect(collected.map(describeEvent)).toEqual(['orderUpdate:a:COMPLETED'])
+    fillOrder('a', 7)
+    for (const event of collected) event.acknowledge()
+    expect(deliverAll(tracker)).toEqual(['fill:a:COMPLETED'])
+    expect(tracker.collect()).toEqual([])
+    expect(createOrderEventTracker(journal, ['sample']).collect()).toEqual([])
+  })
+
   it('tells a settled order once its status is acknowledged, not when another status of it is', () => {
     const { journal } = context
     recordSampleOrder(journal, 'a')
@@ -136,6 +173,43 @@ describe('createOrderEventTracker', () => {
       'orderUpdate:never:COMPLETED',
       'orderUpdate:untold:COMPLETED',
     ])
+  })
+
+  it('after the upgrade to untold orders on a later fill or refund, hears what an older journal kept from its strategy', () => {
+    const { journal } = context
+    for (const id of ['late-fill', 'late-refund', 'told']) {
+      recordSampleOrder(journal, id)
+      journal.recordStatus({ orderId: id, status: 'COMPLETED' })
+    }
+    expect(deliverAll(createOrderEventTracker(journal, ['sample']))).toEqual([
+      'orderUpdate:late-fill:COMPLETED',
+      'orderUpdate:late-refund:COMPLETED',
+      'orderUpdate:told:COMPLETED',
+    ])
+    fillOrder('late-fill', 5)
+    journal.recordRefund({
+      orderId: 'late-refund',
+      txHash: txHash(6),
+      chainId: 1,
+      token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      amount: 5n,
+    })
+    journal.close()
+    // The journal as the version before left it: the orders of the late fill and refund still told.
+    const db = new BetterSqlite3(context.file)
+    db.exec('UPDATE orders SET untold = 0 WHERE open = 0')
+    const lateNewsMigration = journalMigrations.findIndex((migration) =>
+      String(migration).includes('d.last_fill_id < coalesce(orders.fills_head, 0)'),
+    )
+    expect(lateNewsMigration).toBeGreaterThan(0)
+    db.pragma(`user_version = ${lateNewsMigration}`)
+    db.close()
+    context.journal = openJournal({ file: context.file, clock: context.clock })
+    expect(deliverAll(createOrderEventTracker(context.journal, ['sample']))).toEqual([
+      'fill:late-fill:COMPLETED',
+      'refund:late-refund:COMPLETED',
+    ])
+    expect(createOrderEventTracker(context.journal, ['sample']).collect()).toEqual([])
   })
 
   it('after its first pass looks only at the orders touched since, whichever connection journaled them', () => {
