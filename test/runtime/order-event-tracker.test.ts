@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openJournal } from '../../src/journal/journal.js'
 import { journalMigrations } from '../../src/journal/migrations.js'
+import type { RecordStatusParameters } from '../../src/journal/order-events.js'
 import { createOrderEventTracker } from '../../src/runtime/order-event-tracker.js'
 import { recordSampleOrder } from '../journal/journal-fixtures.js'
 import { txHash, useJournal } from '../journal/use-journal.js'
@@ -89,13 +90,19 @@ describe('createOrderEventTracker', () => {
       return describeEvent(collected)
     })
 
+  /** Order `a` settled with `status` and told so: the tracker that told it. */
+  function toldSettled(status: RecordStatusParameters['status']): ReturnType<typeof createOrderEventTracker> {
+    recordSampleOrder(context.journal, 'a')
+    const tracker = createOrderEventTracker(context.journal, ['sample'])
+    context.journal.recordStatus({ orderId: 'a', status })
+    expect(deliverAll(tracker)).toEqual([`orderUpdate:a:${status}`])
+    expect(tracker.collect()).toEqual([])
+    return tracker
+  }
+
   it('hears again from a settled order whose status changes after it was told', () => {
     const { journal } = context
-    recordSampleOrder(journal, 'a')
-    const tracker = createOrderEventTracker(journal, ['sample'])
-    journal.recordStatus({ orderId: 'a', status: 'EXPIRED' })
-    expect(deliverAll(tracker)).toEqual(['orderUpdate:a:EXPIRED'])
-    expect(tracker.collect()).toEqual([])
+    const tracker = toldSettled('EXPIRED')
     // The venue's later word on the same order (a reconciliation that finds it cancelled).
     journal.recordStatus({ orderId: 'a', status: 'CANCELLED' })
     expect(deliverAll(tracker)).toEqual(['orderUpdate:a:CANCELLED'])
@@ -104,11 +111,7 @@ describe('createOrderEventTracker', () => {
 
   it('hears a fill and a refund journaled after its order was told final, once, and after a restart until acknowledged', () => {
     const { journal } = context
-    recordSampleOrder(journal, 'a')
-    const tracker = createOrderEventTracker(journal, ['sample'])
-    journal.recordStatus({ orderId: 'a', status: 'EXPIRED' })
-    expect(deliverAll(tracker)).toEqual(['orderUpdate:a:EXPIRED'])
-    expect(tracker.collect()).toEqual([])
+    const tracker = toldSettled('EXPIRED')
     // A chain log the reconciler finds after the venue's final word, and a refund recorded after it.
     journal.recordFill({ orderId: 'a', chainId: 1, txHash: txHash(3), logIndex: 0, spentAmount: 10n, receivedAmount: 4n, source: 'chain' })
     journal.recordRefund({ orderId: 'a', txHash: txHash(4), chainId: 1, token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount: 5n })
