@@ -123,16 +123,12 @@ export function createOrderEventStatements(db: Database, clock: Clock) {
        FROM json_each(?) AS ids JOIN orders ON orders.id = ids.value`,
     )
     .raw()
-  // A closed order whose status changes (or, with it, that has a new fill) has news for its strategy again (deliveries.ts).
+  // A closed order whose status changes or that has a new fill has news for its strategy again (deliveries.ts).
+  const newsIfClosed = 'untold = CASE WHEN open = 0 THEN 1 ELSE untold END'
   const updateStatus = db.prepare<[string, number, number | null, number | null, number, string]>(
-    `UPDATE orders SET status = ?, status_seq = ?, history_head = ?, fills_head = ?, updated_at = ?,
-       untold = CASE WHEN open = 0 THEN 1 ELSE untold END
-     WHERE id = ?`,
+    `UPDATE orders SET status = ?, status_seq = ?, history_head = ?, fills_head = ?, updated_at = ?, ${newsIfClosed} WHERE id = ?`,
   )
-  // A closed order's new fill is news for its strategy again, as a status change after its close is (deliveries.ts).
-  const updateFillsHead = db.prepare<[number | null, string]>(
-    'UPDATE orders SET fills_head = ?, untold = CASE WHEN open = 0 THEN 1 ELSE untold END WHERE id = ?',
-  )
+  const updateFillsHead = db.prepare<[number | null, string]>(`UPDATE orders SET fills_head = ?, ${newsIfClosed} WHERE id = ?`)
   // A separate statement, run once per order: the index of open orders is touched only when an order closes.
   const closeOrder = db.prepare<[string]>('UPDATE orders SET open = 0, untold = 1 WHERE id = ? AND open = 1')
   const insertHistory = db.prepare<[string, number, string, string | null, number, number | null]>(

@@ -17,6 +17,31 @@ describe('createOrderEventTracker', () => {
     context.journal.recordFill({ orderId, chainId: 1, txHash: txHash(n), spentAmount: 10n, receivedAmount: 4n, source: 'venue' })
   }
 
+  function refundOrder(orderId: string, n: number): void {
+    context.journal.recordRefund({
+      orderId,
+      txHash: txHash(n),
+      chainId: 1,
+      token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      amount: 5n,
+    })
+  }
+
+  /**
+   * Reopens the journal file as the version before the migration whose text holds `marker` left it: `undo` (SQL) takes
+   * back what that migration and the later ones made, and the journal migrates it again on opening.
+   */
+  function reopenFromBefore(marker: string, undo: string): void {
+    context.journal.close()
+    const db = new BetterSqlite3(context.file)
+    db.exec(undo)
+    const migration = journalMigrations.findIndex((candidate) => String(candidate).includes(marker))
+    expect(migration).toBeGreaterThan(0)
+    db.pragma(`user_version = ${migration}`)
+    db.close()
+    context.journal = openJournal({ file: context.file, clock: context.clock })
+  }
+
   it('delivers each status change, fill and refund of a strategy once, in journal order', () => {
     const { journal } = context
     recordSampleOrder(journal, 'a')
@@ -26,7 +51,7 @@ describe('createOrderEventTracker', () => {
     journal.recordStatus({ orderId: 'a', status: 'ACTIVE' })
     fillOrder('a', 1)
     journal.recordStatus({ orderId: 'a', status: 'COMPLETED' })
-    journal.recordRefund({ orderId: 'a', txHash: txHash(9), chainId: 1, token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount: 5n })
+    refundOrder('a', 9)
     expect(tracker.collect().map((event) => event.type)).toEqual(['fill', 'refund', 'orderUpdate'])
     expect(tracker.collect()).toEqual([])
   })
@@ -114,7 +139,7 @@ describe('createOrderEventTracker', () => {
     const tracker = toldSettled('EXPIRED')
     // A chain log the reconciler finds after the venue's final word, and a refund recorded after it.
     journal.recordFill({ orderId: 'a', chainId: 1, txHash: txHash(3), logIndex: 0, spentAmount: 10n, receivedAmount: 4n, source: 'chain' })
-    journal.recordRefund({ orderId: 'a', txHash: txHash(4), chainId: 1, token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount: 5n })
+    refundOrder('a', 4)
     const late = tracker.collect()
     expect(late.map(describeEvent)).toEqual(['fill:a:EXPIRED', 'refund:a:EXPIRED'])
     expect(tracker.collect()).toEqual([])
@@ -161,16 +186,9 @@ describe('createOrderEventTracker', () => {
     journal.markDelivered({ orderId: 'told', status: 'COMPLETED' })
     journal.markDelivered({ orderId: 'untold', status: 'SIGNED' })
     journal.markDelivered({ orderId: 'open', status: 'SIGNED' })
-    journal.close()
     // The journal as the version before the index kept it (and before the index of transactions waiting for a receipt
     // and the rebuilt console_events, whose migration makes the table again from what it holds).
-    const db = new BetterSqlite3(context.file)
-    db.exec('DROP INDEX transactions_sent; DROP INDEX orders_untold; ALTER TABLE orders DROP COLUMN untold')
-    const untoldMigration = journalMigrations.findIndex((migration) => String(migration).includes('ADD COLUMN untold'))
-    expect(untoldMigration).toBeGreaterThan(0)
-    db.pragma(`user_version = ${untoldMigration}`)
-    db.close()
-    context.journal = openJournal({ file: context.file, clock: context.clock })
+    reopenFromBefore('ADD COLUMN untold', 'DROP INDEX transactions_sent; DROP INDEX orders_untold; ALTER TABLE orders DROP COLUMN untold')
     // Recorded at one time: in id order. The told ones, settled or open, have nothing new.
     expect(deliverAll(createOrderEventTracker(context.journal, ['sample']))).toEqual([
       'orderUpdate:never:COMPLETED',
@@ -190,24 +208,9 @@ describe('createOrderEventTracker', () => {
       'orderUpdate:told:COMPLETED',
     ])
     fillOrder('late-fill', 5)
-    journal.recordRefund({
-      orderId: 'late-refund',
-      txHash: txHash(6),
-      chainId: 1,
-      token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
-      amount: 5n,
-    })
-    journal.close()
+    refundOrder('late-refund', 6)
     // The journal as the version before left it: the orders of the late fill and refund still told.
-    const db = new BetterSqlite3(context.file)
-    db.exec('UPDATE orders SET untold = 0 WHERE open = 0')
-    const lateNewsMigration = journalMigrations.findIndex((migration) =>
-      String(migration).includes('d.last_fill_id < coalesce(orders.fills_head, 0)'),
-    )
-    expect(lateNewsMigration).toBeGreaterThan(0)
-    db.pragma(`user_version = ${lateNewsMigration}`)
-    db.close()
-    context.journal = openJournal({ file: context.file, clock: context.clock })
+    reopenFromBefore('d.last_fill_id < coalesce(orders.fills_head, 0)', 'UPDATE orders SET untold = 0 WHERE open = 0')
     expect(deliverAll(createOrderEventTracker(context.journal, ['sample']))).toEqual([
       'fill:late-fill:COMPLETED',
       'refund:late-refund:COMPLETED',
