@@ -37,6 +37,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   'poll-1000': () => benchPoll1000(),
   'backtest-dca': () => benchBacktestDca(),
   'backtest-every-quote': () => benchBacktestEveryQuote(),
+  'backtest-every-quote-paused': () => benchBacktestEveryQuote({ copies: [1], paused: true }),
   'backtest-replay': () => benchBacktestReplay(),
   optimize: () => benchOptimize(),
   'maker-prices': () => benchMakerPrices(),

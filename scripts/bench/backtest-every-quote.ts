@@ -6,7 +6,7 @@ import { runBacktest } from '../../src/backtest/run-backtest.js'
 import { parseConfigDocument } from '../../src/config/load-config.js'
 import type { QuoteRequest } from '../../src/feed/quote.js'
 import { forkBenchChild } from './bench-child.js'
-import { copyMonths, dcaBudget, dcaStrategyYaml, overSizesOfTheSet, usdc, wbtc, writeMonth } from './btc-quote-set.js'
+import { copyMonths, dcaBudget, dcaMaxPrice, dcaStrategyYaml, overSizesOfTheSet, usdc, wbtc, writeMonth } from './btc-quote-set.js'
 import { type BenchResult, median, summarize } from './summary.js'
 
 /**
@@ -20,24 +20,32 @@ import { type BenchResult, median, summarize } from './summary.js'
  * strategies' periods stretch with it.
  * Quotes/s = quotes replayed / wall time of runBacktest; deliveries = the quote events both strategies handled,
  * which must equal 2 × the quotes replayed. RSS max of each size's own child process. The median of the runs.
+ * `paused`: the DCA's maxPrice is below every quote, so its guard pauses the first slot for the whole set and every
+ * quote it hears is one it must look at (the schedule waits for the price); the DCA places nothing.
  */
 export async function benchBacktestEveryQuote({
   copies = [1, 10],
   runs = 3,
+  paused = false,
 }: {
   copies?: readonly number[]
   runs?: number
+  paused?: boolean
 } = {}): Promise<BenchResult> {
   const notes: Record<string, string> = {
-    target: '>= 2000000 quotes/s with every quote delivered; RSS of the 10x set <= 1.1 x the 1x set',
+    target: paused
+      ? 'as backtest-every-quote (a paused DCA costs no more per quote than a running one)'
+      : '>= 2000000 quotes/s with every quote delivered; RSS of the 10x set <= 1.1 x the 1x set',
     quotes: 'BTC/USDC 1-21 March 2023 (1m candles), 8 requests; the DCA and the ladder each hear all 8',
+    ...(paused ? { guard: `the DCA's maxPrice ${pausedMaxPrice.srcAmount} for ${pausedMaxPrice.destAmount}: paused throughout` } : {}),
   }
   const samples = await overSizesOfTheSet({
     name: 'every-quote',
     copies,
     notes,
     inChild,
-    run: (file, count, spanMs, directory) => inChild<RunReport>(['run', file, String(count), String(runs), String(spanMs), directory]),
+    run: (file, count, spanMs, directory) =>
+      inChild<RunReport>(['run', file, String(count), String(runs), String(spanMs), directory, paused ? 'paused' : 'guarded']),
     describe: (label, report) => {
       const rate = median(report.rates)
       notes[label] =
@@ -46,8 +54,12 @@ export async function benchBacktestEveryQuote({
         `RSS max ${(report.maxRssBytes / 2 ** 20).toFixed(0)} MB, orders ${report.orders}, ${report.fills} fills, goal ${rate >= 2_000_000 ? 'met' : 'not met'}`
     },
   })
-  return summarize('backtest: every recorded quote delivered to a DCA and a ladder, realistic fills (21 days)', 'quotes/s', samples, notes)
+  const title = `backtest: every recorded quote delivered to a${paused ? ' paused' : ''} DCA and a ladder, realistic fills (21 days)`
+  return summarize(title, 'quotes/s', samples, notes)
 }
+
+/** The paused variant's maxPrice: 1 raw USDC per WBTC, below every quote. */
+const pausedMaxPrice = { srcAmount: '1', destAmount: '100000000' }
 
 type RunReport = { rates: number[]; quotes: number; deliveries: number; maxRssBytes: number; orders: string; fills: number }
 
@@ -74,7 +86,7 @@ function writeEveryQuotePlugin(directory: string, name: string, requests: readon
   return file
 }
 
-function config(count: number, spanMs: number, plugins: { dca: string; ladder: string }): string {
+function config(count: number, spanMs: number, plugins: { dca: string; ladder: string }, paused: boolean): string {
   const budget = dcaBudget
   // The ladder sells 0.5 WBTC over its levels, once each.
   const ladderBase = 50_000_000n
@@ -92,7 +104,7 @@ backtest:
   fill:
     model: realistic
 strategies:
-${dcaStrategyYaml(plugins.dca, count, spanMs)}
+${dcaStrategyYaml(plugins.dca, count, spanMs, paused ? pausedMaxPrice : dcaMaxPrice)}
   - name: wbtc-ladder
     use: ${plugins.ladder}
     config:
@@ -111,7 +123,7 @@ ${dcaStrategyYaml(plugins.dca, count, spanMs)}
 `
 }
 
-async function run(file: string, count: number, runs: number, spanMs: number, directory: string): Promise<RunReport> {
+async function run(file: string, count: number, runs: number, spanMs: number, directory: string, paused: boolean): Promise<RunReport> {
   const source = await openQuoteReplay(file)
   const requests = new Map<string, QuoteRequest>()
   for await (const block of source.blocks()) {
@@ -125,7 +137,7 @@ async function run(file: string, count: number, runs: number, spanMs: number, di
     dca: writeEveryQuotePlugin(directory, 'dca', [...requests.values()]),
     ladder: writeEveryQuotePlugin(directory, 'ladder', [...requests.values()]),
   }
-  const document = parseConfigDocument(config(count, spanMs, plugins), join(directory, 'every-quote.yaml'))
+  const document = parseConfigDocument(config(count, spanMs, plugins, paused), join(directory, 'every-quote.yaml'))
   const rates: number[] = []
   let last: Omit<RunReport, 'rates' | 'maxRssBytes'> = { quotes: 0, deliveries: 0, orders: '', fills: 0 }
   for (let index = 0; index < runs; index++) {
@@ -156,6 +168,6 @@ if (process.argv[2] === childMarker) {
       ? await writeMonth(args[0] as string)
       : command === 'copy'
         ? await copyMonths(args[0] as string, args[1] as string, Number(args[2]), Number(args[3])).then(() => ({}))
-        : await run(args[0] as string, Number(args[1]), Number(args[2]), Number(args[3]), args[4] as string)
+        : await run(args[0] as string, Number(args[1]), Number(args[2]), Number(args[3]), args[4] as string, args[5] === 'paused')
   process.send?.(report)
 }

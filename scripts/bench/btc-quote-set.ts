@@ -140,8 +140,14 @@ export async function overSizesOfTheSet<R extends SizeReport>({
   }
 }
 
-/** The DCA both backtest benchmarks run (a strategies entry, `use` the strategy): 7,440 USDC on WBTC as 62 TWAP orders of 12 slices over `count` copies of the set, with a Market price guard. */
-export function dcaStrategyYaml(use: string, count: number, spanMs: number): string {
+/** The guard's maxPrice of the benchmarks' DCA: 400,000 USDC per WBTC, above every quote of the set. */
+export const dcaMaxPrice = { srcAmount: '40000000000', destAmount: '100000000' }
+
+/**
+ * The DCA both backtest benchmarks run (a strategies entry, `use` the strategy): 7,440 USDC on WBTC as 62 TWAP orders of
+ * 12 slices over `count` copies of the set, with a Market price guard (`action: pause`) at `maxPrice`.
+ */
+export function dcaStrategyYaml(use: string, count: number, spanMs: number, maxPrice = dcaMaxPrice): string {
   return `  - name: dca-wbtc
     use: ${use}
     config:
@@ -156,7 +162,7 @@ export function dcaStrategyYaml(use: string, count: number, spanMs: number): str
       maxPriceImpactPercent: 2
       guard:
         source: market
-        maxPrice: { srcAmount: "40000000000", destAmount: "100000000" }
+        maxPrice: { srcAmount: "${maxPrice.srcAmount}", destAmount: "${maxPrice.destAmount}" }
         action: pause
         maxQuoteAgeSeconds: 120
       checkIntervalSeconds: 30`

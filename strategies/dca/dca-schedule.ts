@@ -186,15 +186,22 @@ export function settleEndedOrders(schedule: DcaState, now: number, logger: Logge
   }
 }
 
-/** wakeTimeOf's answer when only a guard quote can move the schedule (a timer cannot). */
+/** wakeTimeOf's answer when only a guard quote can move the schedule (a timer cannot): the due slot has no fresh quote. */
 export const wakeOnQuote = -1
+
+/**
+ * wakeTimeOf's answer while the guard pauses a due slot (`action: pause`): only a guard quote within its prices can move
+ * the schedule, so a quote outside them is neither kept nor looked at further. A schedule stored with
+ * `wakeOnQuote` while paused (before this marker) moves to it on its next quote.
+ */
+export const wakeOnPrice = -2
 
 /**
  * The earliest clock time at which a quote or a timer can change the schedule: now while an ended order waits to be
  * settled, the placement timeout of an order asked for, the due time of the next slot when nothing is active; never
- * while an order is open (its updates arrive as events) or once finished. A due slot that waits for the guard (no
- * fresh quote, or paused by the price) wakes on the next quote only (`wakeOnQuote`). Before the wake time, the
- * strategy only keeps the guard quote.
+ * while an order is open (its updates arrive as events) or once finished. A due slot that waits for the guard wakes on
+ * the next quote only (`wakeOnQuote`, no fresh quote) or on the next quote within the guard's prices (`wakeOnPrice`,
+ * paused by the price). Before the wake time, the strategy only keeps the guard quote.
  */
 export function wakeTimeOf(schedule: DcaState, config: DeepReadonly<DcaConfig>, now: number, guardQuote: GuardQuote | undefined): number {
   if (schedule.finishedAt !== null) return Number.POSITIVE_INFINITY
@@ -207,7 +214,8 @@ export function wakeTimeOf(schedule: DcaState, config: DeepReadonly<DcaConfig>, 
   const { guard } = config
   if (!guard) return now
   const fresh = guardQuote !== undefined && now - guardQuote.receivedAt <= guard.maxQuoteAgeSeconds * 1000
-  return schedule.pausedSince !== null || !fresh ? wakeOnQuote : now
+  if (schedule.pausedSince !== null) return wakeOnPrice
+  return fresh ? now : wakeOnQuote
 }
 
 export type AdvanceScheduleParameters = {

@@ -8,10 +8,10 @@ import {
   replayPlacedOrders,
   settleEndedOrders,
   summarizeSchedule,
+  wakeOnPrice,
   wakeOnQuote,
   wakeTimeOf,
 } from './dca-schedule.js'
-
 import {
   type DcaState,
   readDcaState,
@@ -22,6 +22,7 @@ import {
   writeGuardQuote,
   writeWakeTime,
 } from './dca-state.js'
+import { isWithinPriceGuard } from './price-guard.js'
 
 /** The schedule an event of the intent `intentId` moves: read whole when its order is one of the settled ones kept apart. */
 function scheduleOf(context: StrategyContext<DcaConfig>, intentId: string): DcaState {
@@ -45,7 +46,7 @@ function advance(context: StrategyContext<DcaConfig>, schedule: DcaState): Strat
  */
 function settleAndAdvance(context: StrategyContext<DcaConfig>, trigger: 'quote' | 'timer'): StrategyOutput {
   const wakeAt = readWakeTime(context.state)
-  if (wakeAt === wakeOnQuote ? trigger === 'timer' : context.now() < wakeAt) return []
+  if (wakeAt === wakeOnQuote || wakeAt === wakeOnPrice ? trigger === 'timer' : context.now() < wakeAt) return []
   return advance(context, settleEndedOrders(readDcaState(context.state), context.now(), context.logger))
 }
 
@@ -116,10 +117,14 @@ export default defineStrategy({
     return [...replayed, ...(Array.isArray(advanced) ? advanced : [])]
   },
   onQuote: (quote, context) => {
-    // A quote older than maxQuoteAgeSeconds at the wake time can never be the one the guard reads: not kept.
+    // Only a quote that can decide the due slot is kept. One older than maxQuoteAgeSeconds at the wake time can never
+    // be the one the guard reads; while the guard pauses the slot, one outside its prices keeps the pause as it is
+    // (the guard quote kept is then the one that paused it, and nothing is read or written).
     const wakeAt = readWakeTime(context.state)
-    const maxAgeMs = (context.config.guard?.maxQuoteAgeSeconds ?? 0) * 1000
-    if (wakeAt !== wakeOnQuote && context.now() < wakeAt - maxAgeMs) return []
+    const { guard } = context.config
+    if (wakeAt === wakeOnPrice) {
+      if (guard && !isWithinPriceGuard(guard, quote)) return []
+    } else if (wakeAt !== wakeOnQuote && context.now() < wakeAt - (guard?.maxQuoteAgeSeconds ?? 0) * 1000) return []
     writeGuardQuote(context.state, { srcAmount: quote.srcAmount, destAmount: quote.destAmount, receivedAt: quote.receivedAt })
     return settleAndAdvance(context, 'quote')
   },

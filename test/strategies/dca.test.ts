@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import BetterSqlite3 from 'better-sqlite3'
 import fc from 'fast-check'
 import type { Address } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -82,8 +83,9 @@ let journalCount = 0
 function createHarness(config: Record<string, unknown>, shared?: { journal: Journal; clock: ManualClock }) {
   const clock = shared?.clock ?? new ManualClock(1_800_000_000_000)
   let journal = shared?.journal
+  const file = directory.path(`unit-${++journalCount}.sqlite`)
   if (!journal) {
-    journal = openJournal({ file: directory.path(`unit-${++journalCount}.sqlite`), clock })
+    journal = openJournal({ file, clock })
     unitJournals.push(journal)
   }
   const strategy = createSafeStrategy(dca, { config, clock, logger, journal })
@@ -97,6 +99,19 @@ function createHarness(config: Record<string, unknown>, shared?: { journal: Jour
     clock,
     journal,
     strategy,
+    /** When each of the strategy's state keys was last written, read from the journal file itself. */
+    writtenAt: (): Record<string, number> => {
+      if (shared) throw new Error('writtenAt reads the harness own journal file')
+      const db = new BetterSqlite3(file, { readonly: true })
+      try {
+        const rows = db
+          .prepare<[], { key: string; updatedAt: number }>("SELECT key, updated_at AS updatedAt FROM strategy_state WHERE strategy = 'dca'")
+          .all()
+        return Object.fromEntries(rows.map((row) => [row.key, row.updatedAt]))
+      } finally {
+        db.close()
+      }
+    },
     schedule: (): DcaState => {
       const schedule = scheduleIn(journal, 'dca')
       if (!schedule) throw new Error('the dca keeps no schedule yet')
@@ -456,6 +471,50 @@ describe('dca schedule', () => {
     const first = only(await h.quote(1n))
     expect(first.totalSrcAmount).toBe(500n)
     expect(h.schedule()).toMatchObject({ nextSlot: 1, pausedSince: null, nextDueAt: h.clock.now() + 120_000 })
+  })
+
+  it('while paused by the price, reads and writes nothing for a quote outside the guard, and resumes on one within it', async () => {
+    const config = { ...baseConfig, guard: { maxPrice: { srcAmount: '250', destAmount: '1' }, action: 'pause' } }
+    const h = createHarness(config)
+    expect(await h.start()).toEqual([])
+    const pausedAt = h.clock.now()
+    expect(await h.quote(0n)).toEqual([])
+    const paused = h.schedule()
+    const before = h.writtenAt()
+    for (let quote = 0; quote < 5; quote += 1) {
+      h.clock.advance(10_000)
+      expect(await h.quote(0n)).toEqual([])
+      expect(await h.timer()).toEqual([])
+    }
+    // Nothing was written: the schedule, its wake time and the guard quote that paused it are as the pause left them.
+    expect(h.writtenAt()).toEqual(before)
+    expect(Object.keys(before).sort()).toEqual(['guardQuote', 'schedule', 'wakeAt'])
+    expect(h.schedule()).toEqual(paused)
+    expect(h.journal.getStrategyState('dca', 'guardQuote')).toMatchObject({ destAmount: '0', receivedAt: pausedAt })
+    // Restarted, with the guard quote that paused it long stale: still paused, and the first quote within resumes it.
+    const restarted = createHarness(config, { journal: h.journal, clock: h.clock })
+    expect(await restarted.start()).toEqual([])
+    expect(await restarted.quote(0n)).toEqual([])
+    expect(h.schedule()).toEqual(paused)
+    h.clock.advance(1_000)
+    expect(only(await restarted.quote(1n)).totalSrcAmount).toBe(500n)
+    expect(h.schedule()).toMatchObject({ nextSlot: 1, pausedSince: null, orders: [{ slot: 0, phase: 'placed' }] })
+    expect(h.clock.now() - pausedAt).toBe(51_000)
+  })
+
+  it('resumes a pause journaled with the wake-on-any-quote marker of earlier versions', async () => {
+    const h = createHarness({ ...baseConfig, guard: { maxPrice: { srcAmount: '250', destAmount: '1' }, action: 'pause' } })
+    expect(await h.start()).toEqual([])
+    expect(await h.quote(0n)).toEqual([])
+    // Earlier versions kept -1 (wake on the next quote) while paused.
+    h.journal.setStrategyState('dca', 'wakeAt', -1)
+    h.clock.advance(1_000)
+    expect(await h.timer()).toEqual([])
+    expect(await h.quote(0n)).toEqual([])
+    expect(h.schedule()).toMatchObject({ nextSlot: 0, pausedSince: expect.any(Number), orders: [] })
+    expect(h.journal.getStrategyState('dca', 'wakeAt')).toBe(-2)
+    h.clock.advance(1_000)
+    expect(only(await h.quote(1n)).totalSrcAmount).toBe(500n)
   })
 
   it('waits for a fresh quote: one older than maxQuoteAgeSeconds neither places nor skips', async () => {
