@@ -22,7 +22,9 @@ for (let index = 0; ; index++) {
       source: 'chain',
     },
   ])
-  // Printed only after the commit above returned. Writes to a pipe are synchronous on Linux, so the id cannot be lost
-  // in a buffer when the kill lands (fs.writeSync could fail with EAGAIN on the non-blocking pipe).
-  process.stdout.write(`${id}\n`)
+  // Printed only after the commit above returned. A write the pipe cannot take at once (the test reads slower, or the
+  // kernel gave the pipe a single page) waits in the stream for the event loop, which this loop would never run: the
+  // test would never hear enough ids to kill it. Such a write is waited for before the next order.
+  const written = new Promise<void>((resolve, reject) => process.stdout.write(`${id}\n`, (error) => (error ? reject(error) : resolve())))
+  if (process.stdout.writableLength > 0) await written
 }
