@@ -144,13 +144,13 @@ export async function benchIntentToSigned({
     let orderWriteMs = 0
     const timedJournal: Journal = {
       ...opened,
-      // The transaction's variants (deferred, immediate, …) stay the journal's own; the path calls the default one.
-      recordSignedOrder: Object.assign((parameters: Parameters<Journal['recordSignedOrder']>[0]) => {
+      // Only the call is wrapped: the path calls the transaction itself, never its variants (deferred, immediate, …).
+      recordSignedOrder: ((parameters: Parameters<Journal['recordSignedOrder']>[0]) => {
         const started = performance.now()
         const recorded = opened.recordSignedOrder(parameters)
         orderWriteMs += performance.now() - started
         return recorded
-      }, opened.recordSignedOrder),
+      }) as Journal['recordSignedOrder'],
     }
     const context = { journal: timedJournal, account, contracts, chains: new Map() }
     const settle = (orderId: string) => {
@@ -215,7 +215,6 @@ export async function benchIntentToSigned({
     const signingSamples: number[] = []
     const writeSamples: number[] = []
     const orderWriteSamples: number[] = []
-    const journalSamples: number[] = []
     const restSamples: number[] = []
     const bareSamples: number[] = []
     const javascriptSamples: number[] = []
@@ -291,7 +290,6 @@ export async function benchIntentToSigned({
       signingSamples.push(signingMs)
       writeSamples.push(writeMs)
       orderWriteSamples.push(orderWriteMs)
-      journalSamples.push(writeMs + orderWriteMs)
       restSamples.push(elapsed - writeMs - signingMs)
 
       // The bare signatures of the block's orders, once it is full: the digest by the account, the digest by viem's
@@ -347,6 +345,9 @@ export async function benchIntentToSigned({
     const javascript = summarize('viem JavaScript signature', 'ms', steady(javascriptSamples))
     const typed = summarize('viem signTypedData', 'ms', steady(typedDataSamples))
     const ratio = path.median / bare.median
+    const journalSamples = writeSamples.map((ms, index) => ms + (orderWriteSamples[index] ?? 0))
+    const journalMedian = median(steady(journalSamples))
+    const budget = goals.medianRatio * bare.median
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met')
     return {
       ...path,
@@ -360,7 +361,7 @@ export async function benchIntentToSigned({
         'in the path: the rest': distribution(restSamples),
         'in the path: journaling the signed order (part of the checked, signed and journaled)': distribution(orderWriteSamples),
         'in the path: both journal transactions': distribution(journalSamples),
-        [`both journal transactions against the goal's whole path (${goals.medianRatio}x bare signature)`]: `${median(steady(journalSamples)).toFixed(3)} of ${(goals.medianRatio * bare.median).toFixed(3)} ms (${((100 * median(steady(journalSamples))) / (goals.medianRatio * bare.median)).toFixed(0)} %)`,
+        [`both journal transactions against the goal's whole path (${goals.medianRatio}x bare signature)`]: `${journalMedian.toFixed(3)} of ${budget.toFixed(3)} ms (${((100 * journalMedian) / budget).toFixed(0)} %)`,
         [`goal p99 <= ${goals.p99Ms} ms`]: `${met(path.p99 <= goals.p99Ms)} (${path.p99.toFixed(3)} ms)`,
         [`goal median <= ${goals.medianRatio}x bare signature`]: `${met(ratio <= goals.medianRatio)} (${ratio.toFixed(2)}x)`,
         "median vs viem's JavaScript signature": `${(path.median / javascript.median).toFixed(2)}x`,
