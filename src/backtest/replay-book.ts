@@ -107,117 +107,153 @@ function pairOfRequest(request: ReplayRequest): BookPair {
  * be. Updating is two array stores (the hot path of a replay); amounts are read from the block only when priced.
  * A block stays referenced while it holds some request's latest quote.
  */
-export function createReplayBook(clock: Clock) {
-  const blocks: (QuoteBlock | undefined)[] = []
-  const indexes: number[] = []
-  const requests: ReplayRequest[] = []
+export function createReplayBook(clock: Clock): ReplayBook {
+  return new ReplayBook(clock)
+}
+
+/**
+ * The book createReplayBook makes. A class rather than closures: a process that runs many backtests (an optimiser's
+ * trials, a benchmark's runs) makes a book for each, and the replay's code, compiled with the book's methods inlined,
+ * then meets the same functions again instead of new ones it would be deoptimised for and compiled again.
+ */
+export class ReplayBook {
+  readonly #clock: Clock
+  readonly #blocks: (QuoteBlock | undefined)[] = []
+  readonly #indexes: number[] = []
+  readonly #requests: ReplayRequest[] = []
   /** The pairs seen, numbered as they appear: each one's requests (smallest size first), by its number. */
-  const pairNumbers = new Map<string, number>()
-  const pairRequests: ReplayRequest[][] = []
+  readonly #pairNumbers = new Map<string, number>()
+  readonly #pairRequests: ReplayRequest[][] = []
   /** The pair key and the pair number of each request id. */
-  const pairKeys: string[] = []
-  const pairOfId: number[] = []
+  readonly #pairKeys: string[] = []
+  readonly #pairOfId: number[] = []
   /** Each request's recorded size as a float (its quotes' `amountNumber`). */
-  const amountNumbers: number[] = []
+  readonly #amountNumbers: number[] = []
   /** Each request's latest quote as read (amounts and all), until its next update. */
-  const read: (BookQuote | undefined)[] = []
+  readonly #read: (BookQuote | undefined)[] = []
   /**
    * Each pair's latest quotes as read (by pair number), one array per pair filled again after one of its requests
    * has a new quote (`stale`): callers read it at once and keep none of it.
    */
-  const latestOfPair: BookQuote[][] = []
-  const stale: boolean[] = []
+  readonly #latestOfPair: BookQuote[][] = []
+  readonly #stale: boolean[] = []
   /** Request ids whose updates someone watches (resting orders priced against them). */
-  const watched: boolean[] = []
+  readonly #watched: boolean[] = []
+  #updates = 0
 
-  function known(request: ReplayRequest): void {
-    if (requests[request.id] !== undefined) return
-    requests[request.id] = request
-    amountNumbers[request.id] = Number(request.request.amount)
-    watched[request.id] = false
-    const key = pairKeyOf(pairOfRequest(request))
-    pairKeys[request.id] = key
-    let number = pairNumbers.get(key)
-    if (number === undefined) {
-      number = pairRequests.length
-      pairNumbers.set(key, number)
-      pairRequests.push([])
-      latestOfPair.push([])
+  constructor(clock: Clock) {
+    this.#clock = clock
+  }
+
+  /** Records quote `index` of `block` as its request's latest; the caller has set the clock to its time. */
+  update(block: QuoteBlock, index: number): number {
+    const request = block.request(index)
+    const id = request.id
+    if (this.#requests[id] === undefined) this.#known(request)
+    this.#blocks[id] = block
+    this.#indexes[id] = index
+    this.#read[id] = undefined
+    this.#stale[this.#pairOfId[id] as number] = true
+    this.#updates += 1
+    return id
+  }
+
+  /** How many updates the book has had: what a reader of its quotes may keep an answer against. */
+  get updates(): number {
+    return this.#updates
+  }
+
+  isWatched(id: number): boolean {
+    return this.#watched[id] === true
+  }
+
+  /** Marks the requests of a pair as watched (their updates are reported by the replay to whoever asked). */
+  watch(pair: BookPair): void {
+    const number = this.#pairNumbers.get(pairKeyOf(pair))
+    for (const request of number === undefined ? [] : (this.#pairRequests[number] as ReplayRequest[])) this.#watched[request.id] = true
+  }
+
+  unwatchAll(): void {
+    this.#watched.fill(false)
+  }
+
+  request(id: number): ReplayRequest | undefined {
+    return this.#requests[id]
+  }
+
+  /** The pair key (pairKeyOf) of a request the book has seen. */
+  pairKeyOfRequest(id: number): string | undefined {
+    return this.#pairKeys[id]
+  }
+
+  /** The latest quote of one request, refused if stamped after the clock. */
+  latest(id: number): BookQuote | undefined {
+    return this.#quoteOf(id)
+  }
+
+  /**
+   * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock. The
+   * array is the book's: read it now (the pair's next update refills it).
+   */
+  quotesOf(pair: BookPair): readonly BookQuote[] {
+    const number = this.#pairNumbers.get(pairKeyOf(pair))
+    if (number === undefined) return noQuotes
+    // Orders resting on one pair all ask after the same update: the answer holds until the pair's next update.
+    const quotes = this.#latestOfPair[number] as BookQuote[]
+    if (!this.#stale[number]) return quotes
+    quotes.length = 0
+    for (const request of this.#pairRequests[number] as ReplayRequest[]) {
+      const quote = this.#quoteOf(request.id)
+      if (quote) quotes.push(quote)
     }
-    pairOfId[request.id] = number
-    const group = pairRequests[number] as ReplayRequest[]
+    this.#stale[number] = false
+    return quotes
+  }
+
+  /** Every request seen so far. */
+  requests(): readonly ReplayRequest[] {
+    return this.#requests.filter((request) => request !== undefined)
+  }
+
+  #known(request: ReplayRequest): void {
+    if (this.#requests[request.id] !== undefined) return
+    this.#requests[request.id] = request
+    this.#amountNumbers[request.id] = Number(request.request.amount)
+    this.#watched[request.id] = false
+    const key = pairKeyOf(pairOfRequest(request))
+    this.#pairKeys[request.id] = key
+    let number = this.#pairNumbers.get(key)
+    if (number === undefined) {
+      number = this.#pairRequests.length
+      this.#pairNumbers.set(key, number)
+      this.#pairRequests.push([])
+      this.#latestOfPair.push([])
+    }
+    this.#pairOfId[request.id] = number
+    const group = this.#pairRequests[number] as ReplayRequest[]
     group.push(request)
     group.sort((a, b) => (a.request.amount < b.request.amount ? -1 : a.request.amount > b.request.amount ? 1 : 0))
-    stale[number] = true
+    this.#stale[number] = true
   }
 
-  function quoteOf(id: number): BookQuote | undefined {
-    const cached = read[id]
+  #quoteOf(id: number): BookQuote | undefined {
+    const now = this.#clock.now()
+    const cached = this.#read[id]
     if (cached !== undefined) {
-      if (cached.time > clock.now()) throw new LookAheadError(cached.time, clock.now())
+      if (cached.time > now) throw new LookAheadError(cached.time, now)
       return cached
     }
-    const block = blocks[id]
+    const block = this.#blocks[id]
     if (block === undefined) return undefined
-    const index = indexes[id] as number
-    const request = requests[id] as ReplayRequest
+    const index = this.#indexes[id] as number
+    const request = this.#requests[id] as ReplayRequest
     const time = block.time(index)
-    if (time > clock.now()) throw new LookAheadError(time, clock.now())
-    const quote = new BookQuote(request, amountNumbers, block, index)
-    read[id] = quote
+    if (time > now) throw new LookAheadError(time, now)
+    const quote = new BookQuote(request, this.#amountNumbers, block, index)
+    this.#read[id] = quote
     return quote
   }
-
-  return {
-    /** Records quote `index` of `block` as its request's latest; the caller has set the clock to its time. */
-    update(block: QuoteBlock, index: number): number {
-      const request = block.request(index)
-      const id = request.id
-      if (requests[id] === undefined) known(request)
-      blocks[id] = block
-      indexes[id] = index
-      read[id] = undefined
-      stale[pairOfId[id] as number] = true
-      return id
-    },
-    isWatched: (id: number): boolean => watched[id] === true,
-    /** Marks the requests of a pair as watched (their updates are reported by the replay to whoever asked). */
-    watch(pair: BookPair): void {
-      const number = pairNumbers.get(pairKeyOf(pair))
-      for (const request of number === undefined ? [] : (pairRequests[number] as ReplayRequest[])) watched[request.id] = true
-    },
-    unwatchAll(): void {
-      watched.fill(false)
-    },
-    request: (id: number): ReplayRequest | undefined => requests[id],
-    /** The pair key (pairKeyOf) of a request the book has seen. */
-    pairKeyOfRequest: (id: number): string | undefined => pairKeys[id],
-    /** The latest quote of one request, refused if stamped after the clock. */
-    latest: (id: number): BookQuote | undefined => quoteOf(id),
-    /**
-     * The latest quotes of a pair, one per recorded size, smallest size first. Each is at or before the clock. The
-     * array is the book's: read it now (the pair's next update refills it).
-     */
-    quotesOf(pair: BookPair): readonly BookQuote[] {
-      const number = pairNumbers.get(pairKeyOf(pair))
-      if (number === undefined) return noQuotes
-      // Orders resting on one pair all ask after the same update: the answer holds until the pair's next update.
-      const quotes = latestOfPair[number] as BookQuote[]
-      if (!stale[number]) return quotes
-      quotes.length = 0
-      for (const request of pairRequests[number] as ReplayRequest[]) {
-        const quote = quoteOf(request.id)
-        if (quote) quotes.push(quote)
-      }
-      stale[number] = false
-      return quotes
-    },
-    /** Every request seen so far. */
-    requests: (): readonly ReplayRequest[] => requests.filter((request) => request !== undefined),
-  }
 }
-
-export type ReplayBook = ReturnType<typeof createReplayBook>
 
 /** A quote of `amount` on a pair: the recorded size closest to it (by ratio), scaled to it. */
 export type ScaledQuote = {

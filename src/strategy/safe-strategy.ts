@@ -5,7 +5,7 @@ import { type Quote, type QuoteRequest, quoteRequestKey } from '../feed/quote.js
 import type { Logger } from '../log/logger.js'
 import type { Clock } from '../time/clock.js'
 import { HandlerState, type StrategyStateStore } from './buffered-state.js'
-import type { StrategyContext, StrategyDefinition, StrategyState } from './define-strategy.js'
+import type { StrategyDefinition, StrategyState } from './define-strategy.js'
 import { type DeepReadonly, deepFreeze, freezeCopy } from './frozen-copy.js'
 import { parseBalanceRequests, parseSubscriptions, parseTimers } from './quote-subscriptions.js'
 import { StrategyConfigError, StrategyError, type StrategyHandlerName } from './strategy-errors.js'
@@ -136,8 +136,37 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     ),
   )
   const subscribedKeys = new Set(subscriptions.map((request) => quoteRequestKey(request)))
-  const log = logger.child({ strategy: name })
-  const stats: StrategyStats = {
+  return new QuarantinedStrategy({
+    definition: definition as StrategyDefinition<z.ZodType>,
+    config,
+    subscriptions,
+    timers,
+    balances,
+    subscribedKeys,
+    clock,
+    journal,
+    log: logger.child({ strategy: name }),
+    maxConsecutiveFailures,
+  }) as SafeStrategy<z.output<Schema>>
+}
+
+/**
+ * A SafeStrategy. A class rather than closures: a process that runs many backtests (an optimiser's trials, a
+ * benchmark's runs) makes new strategies for each, and the replay's code, compiled with a strategy's methods inlined,
+ * then meets the same functions again instead of new ones it would be deoptimised for and compiled again.
+ */
+class QuarantinedStrategy implements SafeStrategy {
+  readonly name: string
+  readonly config: DeepReadonly<unknown>
+  readonly subscriptions: readonly QuoteRequest[]
+  readonly timers: readonly number[]
+  readonly balances: readonly BalanceRequest[]
+  readonly #definition: StrategyDefinition<z.ZodType>
+  readonly #subscribedKeys: ReadonlySet<string>
+  readonly #clock: Clock
+  readonly #log: Logger
+  readonly #maxConsecutiveFailures: number
+  readonly #stats: StrategyStats = {
     eventsHandled: 0,
     eventsSkipped: 0,
     quotesOffered: 0,
@@ -149,177 +178,232 @@ export function createSafeStrategy<Schema extends z.ZodType>(
     lastError: null,
   }
   /** The last delivery still running or waiting (a handler that answered with a promise), undefined when none is. */
-  let queue: Promise<StrategyRun> | undefined
+  #queue: Promise<StrategyRun> | undefined
+  readonly #shared: { strategy: string; config: unknown; now: () => number; logger: Logger; journal: StrategyStateStore }
+  readonly #intentIdOfHandler = new Map<StrategyHandlerName, (request: unknown) => string>()
+  // The last handler's, without a lookup: events come in runs of one kind (quotes, mostly).
+  #lastHandler: StrategyHandlerName | undefined
+  #lastIntentIdOf: ((request: unknown) => string) | undefined
+  readonly #onQuote: LooseHandler | undefined
+  readonly #quoteIntentIdOf: (request: unknown) => string
+
+  constructor(parts: {
+    definition: StrategyDefinition<z.ZodType>
+    config: DeepReadonly<unknown>
+    subscriptions: readonly QuoteRequest[]
+    timers: readonly number[]
+    balances: readonly BalanceRequest[]
+    subscribedKeys: ReadonlySet<string>
+    clock: Clock
+    journal: StrategyStateStore
+    log: Logger
+    maxConsecutiveFailures: number
+  }) {
+    this.name = parts.definition.name
+    this.config = parts.config
+    this.subscriptions = parts.subscriptions
+    this.timers = parts.timers
+    this.balances = parts.balances
+    this.#definition = parts.definition
+    this.#subscribedKeys = parts.subscribedKeys
+    this.#clock = parts.clock
+    this.#log = parts.log
+    this.#maxConsecutiveFailures = parts.maxConsecutiveFailures
+    const { clock } = parts
+    this.#shared = { strategy: this.name, config: parts.config, now: () => clock.now(), logger: parts.log, journal: parts.journal }
+    this.#onQuote = Reflect.get(parts.definition, 'onQuote') as LooseHandler | undefined
+    this.#quoteIntentIdOf = this.#intentIdOf('onQuote')
+  }
+
+  start(): Promise<StrategyRun> {
+    return this.#deliver('onStart')
+  }
+
+  handleQuote(quote: Quote): Promise<StrategyRun> {
+    return Promise.resolve(this.offerQuote(quote))
+  }
+
+  offerQuote(quote: Quote): StrategyRun | Promise<StrategyRun> {
+    if (!this.#subscribedKeys.has(quote.key)) return notSubscribed
+    const stats = this.#stats
+    stats.quotesOffered += 1
+    if (this.#queue !== undefined || stats.paused) return this.#deliverNow('onQuote', freezeCopy(quote))
+    // Nothing running (most quotes of a replay): #invoke's steps for onQuote, without its lookups by handler name.
+    // A strategy without onQuote takes the quote as handled, without the call.
+    const onQuote = this.#onQuote
+    if (onQuote === undefined) return handledNothing
+    stats.eventsHandled += 1
+    const handlerContext = new HandlerContext(this.#shared, this.#quoteIntentIdOf)
+    let output: unknown
+    try {
+      output = onQuote(freezeCopy(quote), handlerContext)
+    } catch (error) {
+      return this.#failed('onQuote', error)
+    }
+    if (isThenable(output)) return this.#hold(this.#settled('onQuote', handlerContext, output))
+    return this.#finish('onQuote', handlerContext, output)
+  }
+
+  handleOrderUpdate(event: OrderUpdateEvent): Promise<StrategyRun> {
+    return this.#deliver('onOrderUpdate', freezeCopy(event))
+  }
+
+  handleFill(event: FillEvent): Promise<StrategyRun> {
+    return this.#deliver('onFill', freezeCopy(event))
+  }
+
+  handleRefund(event: RefundEvent): Promise<StrategyRun> {
+    return this.#deliver('onRefund', freezeCopy(event))
+  }
+
+  handleTimer(intervalMs: number): Promise<StrategyRun> {
+    return Promise.resolve(this.offerTimer(intervalMs))
+  }
+
+  offerTimer(intervalMs: number): StrategyRun | Promise<StrategyRun> {
+    // A timer event is flat (two numbers): frozen, it is read-only all the way down.
+    return this.#deliverNow('onTimer', Object.freeze({ now: this.#clock.now(), intervalMs }))
+  }
+
+  handleBalances(event: BalancesEvent): Promise<StrategyRun> {
+    return this.#deliver('onBalances', freezeCopy(event))
+  }
+
+  handleIntentResult(event: IntentResultEvent): Promise<StrategyRun> {
+    return this.#deliver('onIntentResult', freezeCopy(event))
+  }
+
+  stop(): Promise<StrategyRun> {
+    return this.#deliver('onStop')
+  }
+
+  pause(): void {
+    if (this.#stats.paused) return
+    this.#stats.paused = true
+    this.#stats.pausedBy = 'operator'
+  }
+
+  resume(): void {
+    this.#stats.paused = false
+    this.#stats.pausedBy = null
+    this.#stats.consecutiveFailures = 0
+  }
+
+  stats(): StrategyStats {
+    return { ...this.#stats }
+  }
 
   /**
    * Delivers one event, in call order: at once when no earlier delivery is still running, else after the last one.
    * A handler that answers synchronously is done with no promise made (a replay delivers millions of quotes); one
    * that answers with a promise holds the events behind it until it settles.
    */
-  function deliverNow(handler: StrategyHandlerName, event: unknown = noEvent): StrategyRun | Promise<StrategyRun> {
-    const run = queue === undefined ? invoke(handler, event) : queue.then(() => invoke(handler, event))
-    return run instanceof Promise ? hold(run) : run
+  #deliverNow(handler: StrategyHandlerName, event: unknown = noEvent): StrategyRun | Promise<StrategyRun> {
+    const queue = this.#queue
+    const run = queue === undefined ? this.#invoke(handler, event) : queue.then(() => this.#invoke(handler, event))
+    return run instanceof Promise ? this.#hold(run) : run
   }
 
   /** A delivery that answered with a promise: the events after it wait until it settles. */
-  function hold(run: Promise<StrategyRun>): Promise<StrategyRun> {
-    queue = run
+  #hold(run: Promise<StrategyRun>): Promise<StrategyRun> {
+    this.#queue = run
     const release = () => {
-      if (queue === run) queue = undefined
+      if (this.#queue === run) this.#queue = undefined
     }
     void run.then(release, release)
     return run
   }
 
   // Events are copied when the caller hands them over, then wait their turn.
-  function deliver(handler: StrategyHandlerName, event: unknown = noEvent): Promise<StrategyRun> {
-    // A promise deliverNow made comes back as it is.
-    return Promise.resolve(deliverNow(handler, event))
+  #deliver(handler: StrategyHandlerName, event: unknown = noEvent): Promise<StrategyRun> {
+    // A promise #deliverNow made comes back as it is.
+    return Promise.resolve(this.#deliverNow(handler, event))
   }
 
-  const now = () => clock.now()
-  const intentIdOfHandler = new Map<StrategyHandlerName, (request: unknown) => string>()
-  // The last handler's, without a lookup: events come in runs of one kind (quotes, mostly).
-  let lastHandler: StrategyHandlerName | undefined
-  let lastIntentIdOf: ((request: unknown) => string) | undefined
-  function intentIdOf(handler: StrategyHandlerName): (request: unknown) => string {
-    if (handler === lastHandler && lastIntentIdOf !== undefined) return lastIntentIdOf
-    let of = intentIdOfHandler.get(handler)
+  #intentIdOf(handler: StrategyHandlerName): (request: unknown) => string {
+    if (handler === this.#lastHandler && this.#lastIntentIdOf !== undefined) return this.#lastIntentIdOf
+    let of = this.#intentIdOfHandler.get(handler)
     if (!of) {
+      const strategy = this.name
+      const clock = this.#clock
       of = (request) => {
-        const [intent] = parseStrategyOutput({ output: request, strategy: name, handler, clock })
-        if (!intent) throw new StrategyError({ strategy: name, handler, reason: 'intentIdOf: expected one intent request' })
+        const [intent] = parseStrategyOutput({ output: request, strategy, handler, clock })
+        if (!intent) throw new StrategyError({ strategy, handler, reason: 'intentIdOf: expected one intent request' })
         return intent.id
       }
-      intentIdOfHandler.set(handler, of)
+      this.#intentIdOfHandler.set(handler, of)
     }
-    lastHandler = handler
-    lastIntentIdOf = of
+    this.#lastHandler = handler
+    this.#lastIntentIdOf = of
     return of
   }
-  const shared = { strategy: name, config, now, logger: log, journal }
 
-  function invoke(handler: StrategyHandlerName, event: unknown): StrategyRun | Promise<StrategyRun> {
+  #invoke(handler: StrategyHandlerName, event: unknown): StrategyRun | Promise<StrategyRun> {
+    const stats = this.#stats
     if (stats.paused) {
       stats.eventsSkipped += 1
       return { outcome: 'skipped', reason: 'paused' }
     }
-    const callback = Reflect.get(definition, handler) as LooseHandler | undefined
+    const callback = Reflect.get(this.#definition, handler) as LooseHandler | undefined
     if (callback === undefined) return handledNothing
     stats.eventsHandled += 1
-    const handlerContext = new HandlerContext(shared, intentIdOf(handler))
-    const context = handlerContext as unknown as StrategyContext<z.output<Schema>>
+    const handlerContext = new HandlerContext(this.#shared, this.#intentIdOf(handler))
     let output: unknown
     try {
-      output = event === noEvent ? callback(context) : callback(event, context)
+      output = event === noEvent ? callback(handlerContext) : callback(event, handlerContext)
     } catch (error) {
-      return failed(handler, error)
+      return this.#failed(handler, error)
     }
-    if (isThenable(output)) return settled(handler, handlerContext, output)
-    return finish(handler, handlerContext, output)
+    if (isThenable(output)) return this.#settled(handler, handlerContext, output)
+    return this.#finish(handler, handlerContext, output)
   }
 
   /** What a handler's promise settles to, finished as a synchronous answer is. */
-  function settled(handler: StrategyHandlerName, handlerContext: HandlerContext, output: PromiseLike<unknown>): Promise<StrategyRun> {
+  #settled(handler: StrategyHandlerName, handlerContext: HandlerContext, output: PromiseLike<unknown>): Promise<StrategyRun> {
     return Promise.resolve(output).then(
-      (value) => finish(handler, handlerContext, value),
-      (error: unknown) => failed(handler, error),
+      (value) => this.#finish(handler, handlerContext, value),
+      (error: unknown) => this.#failed(handler, error),
     )
   }
 
   /** What the handler answered: its intents, validated, and its state written; or a contained failure. */
-  function finish(handler: StrategyHandlerName, handlerContext: HandlerContext, output: unknown): StrategyRun {
+  #finish(handler: StrategyHandlerName, handlerContext: HandlerContext, output: unknown): StrategyRun {
     try {
       // Most handlers ask for nothing: no intents to parse.
       const intents =
         output === undefined || (Array.isArray(output) && output.length === 0)
           ? noIntents
-          : parseStrategyOutput({ output, strategy: name, handler, clock })
+          : parseStrategyOutput({ output, strategy: this.name, handler, clock: this.#clock })
       handlerContext.commit()
-      stats.consecutiveFailures = 0
+      this.#stats.consecutiveFailures = 0
       if (intents.length === 0) return handledNothing
-      stats.intentsProduced += intents.length
+      this.#stats.intentsProduced += intents.length
       return { outcome: 'handled', intents }
     } catch (error) {
-      return failed(handler, error)
+      return this.#failed(handler, error)
     }
   }
 
-  function failed(handler: StrategyHandlerName, error: unknown): StrategyRun {
-    return recordFailure(
+  #failed(handler: StrategyHandlerName, error: unknown): StrategyRun {
+    return this.#recordFailure(
       error instanceof StrategyError
         ? error
-        : new StrategyError({ strategy: name, handler, reason: error instanceof Error ? error.message : String(error), cause: error }),
+        : new StrategyError({ strategy: this.name, handler, reason: error instanceof Error ? error.message : String(error), cause: error }),
     )
   }
 
-  const onQuote = Reflect.get(definition, 'onQuote') as LooseHandler | undefined
-  const quoteIntentIdOf = intentIdOf('onQuote')
-  function offerQuote(quote: Quote): StrategyRun | Promise<StrategyRun> {
-    if (!subscribedKeys.has(quote.key)) return notSubscribed
-    stats.quotesOffered += 1
-    if (queue !== undefined || stats.paused) return deliverNow('onQuote', freezeCopy(quote))
-    // Nothing running (most quotes of a replay): invoke's steps for onQuote, without its lookups by handler name.
-    // A strategy without onQuote takes the quote as handled, without the call.
-    if (onQuote === undefined) return handledNothing
-    stats.eventsHandled += 1
-    const handlerContext = new HandlerContext(shared, quoteIntentIdOf)
-    let output: unknown
-    try {
-      output = onQuote(freezeCopy(quote), handlerContext)
-    } catch (error) {
-      return failed('onQuote', error)
-    }
-    if (isThenable(output)) return hold(settled('onQuote', handlerContext, output))
-    return finish('onQuote', handlerContext, output)
-  }
-
-  function offerTimer(intervalMs: number): StrategyRun | Promise<StrategyRun> {
-    // A timer event is flat (two numbers): frozen, it is read-only all the way down.
-    return deliverNow('onTimer', Object.freeze({ now: clock.now(), intervalMs }))
-  }
-
-  function recordFailure(error: StrategyError): StrategyRun {
+  #recordFailure(error: StrategyError): StrategyRun {
+    const stats = this.#stats
     stats.failures += 1
     stats.consecutiveFailures += 1
     stats.lastError = error
-    log.error({ err: error, handler: error.handler, consecutiveFailures: stats.consecutiveFailures }, 'strategy handler failed')
-    if (stats.consecutiveFailures >= maxConsecutiveFailures) {
+    this.#log.error({ err: error, handler: error.handler, consecutiveFailures: stats.consecutiveFailures }, 'strategy handler failed')
+    if (stats.consecutiveFailures >= this.#maxConsecutiveFailures) {
       stats.paused = true
       stats.pausedBy = 'failures'
-      log.error({ consecutiveFailures: stats.consecutiveFailures }, 'strategy paused after consecutive failures')
+      this.#log.error({ consecutiveFailures: stats.consecutiveFailures }, 'strategy paused after consecutive failures')
     }
     return { outcome: 'failed', error, paused: stats.paused }
-  }
-
-  return {
-    name,
-    config,
-    subscriptions,
-    timers,
-    balances,
-    start: () => deliver('onStart'),
-    handleQuote: (quote) => Promise.resolve(offerQuote(quote)),
-    offerQuote,
-    handleOrderUpdate: (event) => deliver('onOrderUpdate', freezeCopy(event)),
-    handleFill: (event) => deliver('onFill', freezeCopy(event)),
-    handleRefund: (event) => deliver('onRefund', freezeCopy(event)),
-    handleTimer: (intervalMs) => Promise.resolve(offerTimer(intervalMs)),
-    offerTimer,
-    handleBalances: (event) => deliver('onBalances', freezeCopy(event)),
-    handleIntentResult: (event) => deliver('onIntentResult', freezeCopy(event)),
-    stop: () => deliver('onStop'),
-    pause: () => {
-      if (stats.paused) return
-      stats.paused = true
-      stats.pausedBy = 'operator'
-    },
-    resume: () => {
-      stats.paused = false
-      stats.pausedBy = null
-      stats.consecutiveFailures = 0
-    },
-    stats: () => ({ ...stats }),
   }
 }
 
