@@ -32,19 +32,27 @@ export function limitCrossed(
 
 /**
  * The dest per unit of source a SELL limit order asks for, its margin included, as a float: what a quote's own rate
- * (belowLimitRate) is compared with. Made once per order.
+ * (ownRateOf, by rateBelowLimitRate) is compared with. Made once per order.
  */
 export function limitRateOf(order: { maxSrc: bigint; minDest: bigint }, marginPpm: bigint): number {
   return (Number(order.minDest) * (1e6 + Number(marginPpm))) / (Number(order.maxSrc) * 1e6)
 }
 
 /**
- * Whether a SELL quote's own rate (dest per unit of its recorded size) is below a limit rate (limitRateOf) by more
- * than the floats' error: then no size scaled from it crosses the limit (a scaled dest is the rate times the size,
- * rounded down), and limitCrossed is false for every size. A quote of size 0 prices nothing: it is below. The floats'
- * error is far below the 10⁻⁹ this leaves: the answer is never true when an exact check would cross.
+ * A SELL quote's own rate, as a float: dest per unit of its recorded size, what a limit rate (limitRateOf) is compared
+ * with (rateBelowLimitRate). NaN for a quote of size 0, which prices nothing. Of a pair's quotes, the highest rate
+ * decides for all: if it is below an order's limit rate, every other one is too.
  */
-export function belowLimitRate(limitRate: number, from: Pick<BookQuote, 'destNumber' | 'amountNumber'>): boolean {
-  const recorded = from.amountNumber
-  return recorded === 0 || from.destNumber < limitRate * recorded * (1 - 1e-9)
+export function ownRateOf(from: Pick<BookQuote, 'destNumber' | 'amountNumber'>): number {
+  return from.amountNumber === 0 ? Number.NaN : from.destNumber / from.amountNumber
+}
+
+/**
+ * Whether a quote's own rate (ownRateOf) is below a limit rate (limitRateOf) by more than the floats' error: then no
+ * size scaled from that quote crosses the limit (a scaled dest is the rate times the size, rounded down), and
+ * limitCrossed is false for every size. The floats' error is far below the 10⁻⁹ this leaves: the answer is never true
+ * when an exact check would cross. NaN (a quote of size 0) is below every limit.
+ */
+export function rateBelowLimitRate(limitRate: number, rate: number): boolean {
+  return !(rate >= limitRate * (1 - 1e-9))
 }

@@ -16,7 +16,7 @@ import type { Clock } from '../time/clock.js'
 import { unixSeconds } from '../time/clock.js'
 import { createNormalRandom, shiftByBps, sizeImpactBps } from './fill-draws.js'
 import { afterFees, type FillModel } from './fill-model.js'
-import { belowLimitRate, limitCrossed, limitRateOf } from './limit-crossing.js'
+import { limitCrossed, limitRateOf, ownRateOf, rateBelowLimitRate } from './limit-crossing.js'
 import {
   type BookPair,
   type BookQuote,
@@ -438,6 +438,13 @@ export function createSimulatedVenue({
     return freshQuotesReach(other, order.limitRate, now, () => onFallback?.(own, other.source)) !== 'reaches'
   }
 
+  /**
+   * The fresh quotes of each pair (by pair key) as freshQuotesReach last looked at them: whether there was one, and
+   * the highest own rate among them, at one clock time and book update. The resting orders of a pair (a ladder's
+   * levels) all ask after the same update: the pair's quotes are read once for all of them.
+   */
+  const reachOfPair = new Map<string, { updates: number; now: number; fresh: boolean; bestRate: number }>()
+
   /** Whether a fresh quote of `pair` reaches the limit rate; `onFresh` is told of the first fresh quote, before it is read. */
   function freshQuotesReach(
     pair: BookPair,
@@ -445,14 +452,29 @@ export function createSimulatedVenue({
     now: number,
     onFresh?: () => void,
   ): 'reaches' | 'none reaches' | 'no fresh quote' {
-    let fresh = false
-    for (const quote of book.quotesOf(pair)) {
-      if (now - quote.time > maxAgeMs || quote.amountNumber === 0) continue
-      if (!fresh) onFresh?.()
-      fresh = true
-      if (!belowLimitRate(rate, quote)) return 'reaches'
+    const key = pairKeyOf(pair)
+    let reach = reachOfPair.get(key)
+    if (reach === undefined) {
+      reach = { updates: -1, now: 0, fresh: false, bestRate: Number.NaN }
+      reachOfPair.set(key, reach)
     }
-    return fresh ? 'none reaches' : 'no fresh quote'
+    if (reach.updates !== book.updates || reach.now !== now) {
+      let fresh = false
+      let bestRate = Number.NaN
+      for (const quote of book.quotesOf(pair)) {
+        if (now - quote.time > maxAgeMs || quote.amountNumber === 0) continue
+        fresh = true
+        const own = ownRateOf(quote)
+        if (!(own <= bestRate)) bestRate = own
+      }
+      reach.updates = book.updates
+      reach.now = now
+      reach.fresh = fresh
+      reach.bestRate = bestRate
+    }
+    if (!reach.fresh) return 'no fresh quote'
+    onFresh?.()
+    return rateBelowLimitRate(rate, reach.bestRate) ? 'none reaches' : 'reaches'
   }
 
   function trySettleLimit(order: RestingOrder): boolean {

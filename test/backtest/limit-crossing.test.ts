@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { belowLimitRate, limitCrossed, limitRateOf } from '../../src/backtest/limit-crossing.js'
+import { limitCrossed, limitRateOf, ownRateOf, rateBelowLimitRate } from '../../src/backtest/limit-crossing.js'
 
 /** The definition, in bigints only. */
 function exactlyCrossed(
@@ -84,7 +84,7 @@ describe('limitCrossed', () => {
   })
 })
 
-describe('belowLimitRate', () => {
+describe("rateBelowLimitRate of a quote's ownRateOf", () => {
   it('is true only when no size scaled from the quote crosses the limit, near the limit rate (by units and by parts per billion)', () => {
     let below = 0
     let reachable = 0
@@ -103,7 +103,7 @@ describe('belowLimitRate', () => {
           const nudged = atLimit + shift + (atLimit * partsPerBillion) / 1_000_000_000n
           const minDest = nudged > 0n ? nudged : 1n
           const quote = quoteOf(destAmount, recorded)
-          if (!belowLimitRate(limitRateOf({ maxSrc, minDest }, margin), quote)) {
+          if (!rateBelowLimitRate(limitRateOf({ maxSrc, minDest }, margin), ownRateOf(quote))) {
             reachable++
             return
           }
@@ -123,12 +123,12 @@ describe('belowLimitRate', () => {
   it('rules out an order whose limit is beyond every size, and keeps one that a size crosses', () => {
     // 2,000 units per unit recorded; a limit of 2,100 per unit is out of reach, 1,900 is crossed at once.
     const quote = quoteOf(2_000_000n, 1_000n)
-    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 21_000n }, 0n), quote)).toBe(true)
-    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 19_000n }, 0n), quote)).toBe(false)
+    expect(rateBelowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 21_000n }, 0n), ownRateOf(quote))).toBe(true)
+    expect(rateBelowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 19_000n }, 0n), ownRateOf(quote))).toBe(false)
     expect(limitCrossed({ maxSrc: 10n, minDest: 19_000n }, 10n, quote, 'SELL', 0n)).toBe(true)
     // The margin raises the limit: 1,990 per unit with a 1 % margin asks 2,009.9.
-    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 19_900n }, 10_000n), quote)).toBe(true)
+    expect(rateBelowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 19_900n }, 10_000n), ownRateOf(quote))).toBe(true)
     // A quote of size 0 prices nothing.
-    expect(belowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 1n }, 0n), quoteOf(5n, 0n))).toBe(true)
+    expect(rateBelowLimitRate(limitRateOf({ maxSrc: 10n, minDest: 1n }, 0n), ownRateOf(quoteOf(5n, 0n)))).toBe(true)
   })
 })
