@@ -445,7 +445,7 @@ export function createSimulatedVenue({
    */
   const reachOfPair = new Map<string, { updates: number; now: number; fresh: boolean; bestRate: number }>()
 
-  /** Whether a fresh quote of `pair` reaches the limit rate; `onFresh` is told of the first fresh quote, before it is read. */
+  /** Whether a fresh quote of `pair` reaches the limit rate; `onFresh` is told, once, when the pair has a fresh quote. */
   function freshQuotesReach(
     pair: BookPair,
     rate: number,

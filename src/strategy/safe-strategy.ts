@@ -164,7 +164,6 @@ class QuarantinedStrategy implements SafeStrategy {
   readonly #definition: StrategyDefinition<z.ZodType>
   readonly #subscribedKeys: ReadonlySet<string>
   readonly #clock: Clock
-  readonly #log: Logger
   readonly #maxConsecutiveFailures: number
   readonly #stats: StrategyStats = {
     eventsHandled: 0,
@@ -207,7 +206,6 @@ class QuarantinedStrategy implements SafeStrategy {
     this.#definition = parts.definition
     this.#subscribedKeys = parts.subscribedKeys
     this.#clock = parts.clock
-    this.#log = parts.log
     this.#maxConsecutiveFailures = parts.maxConsecutiveFailures
     const { clock } = parts
     this.#shared = { strategy: this.name, config: parts.config, now: () => clock.now(), logger: parts.log, journal: parts.journal }
@@ -394,14 +392,15 @@ class QuarantinedStrategy implements SafeStrategy {
 
   #recordFailure(error: StrategyError): StrategyRun {
     const stats = this.#stats
+    const log = this.#shared.logger
     stats.failures += 1
     stats.consecutiveFailures += 1
     stats.lastError = error
-    this.#log.error({ err: error, handler: error.handler, consecutiveFailures: stats.consecutiveFailures }, 'strategy handler failed')
+    log.error({ err: error, handler: error.handler, consecutiveFailures: stats.consecutiveFailures }, 'strategy handler failed')
     if (stats.consecutiveFailures >= this.#maxConsecutiveFailures) {
       stats.paused = true
       stats.pausedBy = 'failures'
-      this.#log.error({ consecutiveFailures: stats.consecutiveFailures }, 'strategy paused after consecutive failures')
+      log.error({ consecutiveFailures: stats.consecutiveFailures }, 'strategy paused after consecutive failures')
     }
     return { outcome: 'failed', error, paused: stats.paused }
   }
