@@ -8,7 +8,6 @@ import { createRandom } from '../domain/seeded-random.js'
 import { BaseError } from '../errors/base.js'
 import { createExecutor, type ExecutionOutcome } from '../exec/executor/executor.js'
 import { createExecutorContext, type ExecutorContext } from '../exec/executor/executor-context.js'
-import { type Quote, quoteRequestKey } from '../feed/quote.js'
 import { openJournal } from '../journal/journal.js'
 import { type Logger, silentLogger } from '../log/logger.js'
 import { deltaAddress, deltaChainIds, marketRouterAddress, rfqAddresses } from '../protocol/addresses.js'
@@ -16,15 +15,15 @@ import { loadKeccak } from '../protocol/keccak.js'
 import { loadStrategyDefinitions } from '../runtime/load-strategies.js'
 import { createOrderEventTracker } from '../runtime/order-event-tracker.js'
 import { createStrategyDispatch } from '../runtime/strategy-dispatch.js'
-import { frozenQuote } from '../strategy/frozen-copy.js'
 import { createMemoryStateStore } from '../strategy/memory-state-store.js'
 import { createSafeStrategy, type SafeStrategy } from '../strategy/safe-strategy.js'
 import { ManualClock } from '../time/clock.js'
+import { BacktestReplay } from './backtest-replay.js'
 import { auctionSeedOf } from './fill-draws.js'
 import type { FillModelName } from './fill-model.js'
-import { type BookPair, createReplayBook, pairKeyOf, priceFromBook } from './replay-book.js'
-import type { QuoteBlock, QuoteReplaySource, ReplayRequest } from './replay-source.js'
-import { answerOfScaled, createSimulatedApi } from './simulated-api.js'
+import { type BookPair, createReplayBook } from './replay-book.js'
+import type { QuoteReplaySource } from './replay-source.js'
+import { createSimulatedApi } from './simulated-api.js'
 import { createSimulatedVenue, type SimulatedVenue } from './simulated-venue.js'
 import { createValuation, pairOf, type Valuation } from './valuation.js'
 
@@ -176,7 +175,8 @@ export async function runBacktest({
   )
   /** Refused and failed intents by strategy and reason (numbers masked), with the first occurrence. */
   const refusals = new Map<string, { strategy: string; reason: string; status: string; first: number; count: number }>()
-  let journalChanged = false
+  /** Told of every executed intent (the journal changed); made once the dispatch is. */
+  let replay: BacktestReplay | undefined
   // The runtime's own dispatch, as live: what differs is the clock, the venue behind the executor, and that each event
   // is settled (its handlers, intents and intent results) before the replay moves on. Refusals are summed up in the
   // results' warnings, so the dispatch logs only errors unless debugging.
@@ -186,7 +186,7 @@ export async function runBacktest({
     tracker,
     logger: logger.isLevelEnabled('debug') ? logger : logger.child({}, { level: 'error' }),
     onOutcome: (intent, outcome) => {
-      journalChanged = true
+      if (replay !== undefined) replay.journalChanged = true
       if (outcome.status === 'refused' || outcome.status === 'failed') countRefusal(intent, outcome)
     },
   })
@@ -201,90 +201,6 @@ export async function runBacktest({
     decimalsOf: (key) => decimals.get(key),
     initial: balances,
   })
-  const warnings: string[] = []
-
-  // --- what each strategy is subscribed to, matched to the recorded requests as they first appear ---
-  const subscriptions = strategies.flatMap((strategy) =>
-    strategy.subscriptions.map((request) => ({
-      strategy,
-      request,
-      key: quoteRequestKey(request),
-      pair: {
-        source: request.source === 'delta' ? 'delta' : 'market',
-        chainId: request.chainId,
-        destChainId: request.destChainId ?? request.chainId,
-        srcToken: request.srcToken,
-        destToken: request.destToken,
-        side: request.side,
-      } satisfies BookPair,
-    })),
-  )
-  type Subscription = (typeof subscriptions)[number]
-  /** One subscribed key a recorded request serves: its own quotes (exact) or quotes scaled from them. */
-  type Served = { subscription: Subscription; exact: boolean }
-  /** Per request id: who hears its quotes (null: nobody). Recomputed when a new request appears (rare). */
-  let served: (Served[] | null)[] = []
-  const known: ReplayRequest[] = []
-  const exactKeys = new Set<string>()
-  const scaledKeys = new Set<string>()
-
-  /**
-   * A subscription hears the recorded request of its key; when the quote set has no such size, it hears the nearest
-   * recorded size of its pair (by ratio), scaled to its own amount (and is warned about).
-   */
-  function discover(request: ReplayRequest): void {
-    known.push(request)
-    const { chainId, srcToken, destToken } = request.request
-    decimals.set(`${chainId}:${srcToken.toLowerCase()}`, request.srcDecimals)
-    decimals.set(`${request.request.destChainId ?? chainId}:${destToken.toLowerCase()}`, request.destDecimals)
-    const keys = new Set(known.map((item) => item.key))
-    const next: (Served[] | null)[] = []
-    for (const item of known) next[item.id] = null
-    for (const subscription of subscriptions) {
-      let target: ReplayRequest | undefined
-      const exact = keys.has(subscription.key)
-      if (exact) {
-        target = known.find((item) => item.key === subscription.key)
-        exactKeys.add(subscription.key)
-      } else {
-        const pairKey = pairKeyOf(subscription.pair)
-        let best = Number.POSITIVE_INFINITY
-        for (const item of known) {
-          if (pairKeyOf(pairOfReplay(item)) !== pairKey || item.request.amount === 0n) continue
-          const distance = Math.abs(Math.log(Number(subscription.request.amount) / Number(item.request.amount)))
-          if (distance < best) {
-            best = distance
-            target = item
-          }
-        }
-      }
-      if (!target) continue
-      const list = next[target.id] ?? []
-      if (!list.some((item) => item.subscription.key === subscription.key)) list.push({ subscription, exact })
-      next[target.id] = list
-    }
-    served = next
-  }
-
-  function scaledQuote(block: QuoteBlock, index: number, subscription: Subscription): Quote | undefined {
-    scaledKeys.add(subscription.key)
-    const scaled = priceFromBook(book, subscription.pair, subscription.request.amount, clock.now(), maxQuoteAgeMs)
-    if (!scaled) return undefined
-    let answer: Quote['answer'] | undefined
-    return {
-      request: subscription.request,
-      key: subscription.key,
-      srcAmount: scaled.srcAmount,
-      destAmount: scaled.destAmount,
-      requestedAt: block.requestedAt(index),
-      receivedAt: block.time(index),
-      get answer() {
-        answer ??= answerOfScaled(scaled)
-        return answer
-      },
-    }
-  }
-
   function countRefusal(intent: Intent, outcome: ExecutionOutcome): void {
     const reason = `${outcome.status}: ${(outcome.reason ?? 'no reason').replace(/\d{4,}/g, 'N')}`
     const key = `${intent.strategy}\u0000${reason.slice(0, 160)}`
@@ -300,205 +216,28 @@ export async function runBacktest({
       })
   }
 
-  /**
-   * A reconciliation tick, as live: what the venue journaled since the last one reaches the strategies, then the
-   * watched balances (every tick, changed or not: a strategy may plan from them at any time).
-   */
-  const watchingBalances = strategies.some((strategy) => strategy.balances.length > 0)
-  function reconcileTick(): Promise<void> | undefined {
-    const changed = venue.takeChanged() || journalChanged
-    journalChanged = false
-    if (changed) dispatch.deliverOrderEvents()
-    if (watchingBalances) return deliverBalances().then(() => dispatch.settle())
-    return dispatch.busy() ? dispatch.settle() : undefined
-  }
+  const warnings: string[] = []
 
-  function deliverBalances(): Promise<void> {
-    return dispatch.deliverBalances(
-      async (requests) => requests.map((request) => ({ ...request, amount: venue.balanceOf(request.chainId, request.token) })),
-      clock.now(),
-    )
-  }
-
-  // --- time: everything due up to a quote's time runs at its own time, in order ---
-  const reconcileMs = config.reconcile.intervalMs
-  let nextReconcile = start + reconcileMs
-  const timers = strategies.flatMap((strategy) => strategy.timers.map((intervalMs) => ({ strategy, intervalMs, due: start + intervalMs })))
-
-  /**
-   * The next reconciliation tick with work to do: the grid stays start + k × interval, but ticks with nothing to
-   * deliver (no journal change, no watched balances) are passed over without running.
-   */
-  function nextReconcileAt(): number {
-    if (!(watchingBalances || journalChanged || venue.hasChanged())) return Number.POSITIVE_INFINITY
-    const now = clock.now()
-    if (nextReconcile < now) nextReconcile += Math.ceil((now - nextReconcile) / reconcileMs) * reconcileMs
-    return nextReconcile
-  }
-
-  /** When the next thing falls due: a reconciliation tick, an equity sample, the venue's next event (given) or a timer. */
-  function nextDueAt(venueNext: number | undefined): number {
-    let next = Math.min(nextReconcileAt(), valuation.nextSampleAt())
-    if (venueNext !== undefined && venueNext < next) next = venueNext
-    for (const timer of timers) if (timer.due < next) next = timer.due
-    return next
-  }
-
-  /** The clock to `time`, running what falls due on the way; a promise only when something does. */
-  function advanceTo(time: number): Promise<void> | undefined {
-    if (nextDueAt(venue.nextEventAt()) > time) {
-      if (time > clock.now()) clock.set(time)
-      return undefined
-    }
-    return runDueUntil(time)
-  }
-
-  /** Runs every instant due up to `time`, in order; a promise only when a handler or an intent is still running. */
-  function runDueUntil(time: number): Promise<void> | undefined {
-    for (;;) {
-      const venueNext = venue.nextEventAt()
-      const next = nextDueAt(venueNext)
-      if (next > time) break
-      if (next > clock.now()) clock.set(next)
-      if (venueNext !== undefined && venueNext <= next) venue.runDue()
-      const waiting = timersDue(next, 0)
-      if (waiting !== undefined) return waiting.then(() => reconcileAndSample(next)).then(() => runDueUntil(time))
-      const reconciling = reconcileAndSample(next)
-      if (reconciling !== undefined) return reconciling.then(() => runDueUntil(time))
-    }
-    if (time > clock.now()) clock.set(time)
-    return undefined
-  }
-
-  /** The timers due at `next`, from the `from`-th on, each settled before the next one fires. */
-  function timersDue(next: number, from: number): Promise<void> | undefined {
-    for (let at = from; at < timers.length; at++) {
-      const timer = timers[at] as (typeof timers)[number]
-      if (timer.due > next) continue
-      while (timer.due <= next) timer.due += timer.intervalMs
-      dispatch.timer(timer.strategy, timer.intervalMs)
-      if (dispatch.busy()) return dispatch.settle().then(() => timersDue(next, at + 1))
-    }
-    return undefined
-  }
-
-  /** The reconciliation tick and the valuation's sample when due at `next`. */
-  function reconcileAndSample(next: number): Promise<void> | undefined {
-    if (nextReconcileAt() <= next) {
-      while (nextReconcile <= next) nextReconcile += reconcileMs
-      const reconciling = reconcileTick()
-      if (reconciling !== undefined) return reconciling.then(() => sampleDue(next))
-    }
-    sampleDue(next)
-    return undefined
-  }
-
-  function sampleDue(next: number): void {
-    if (valuation.nextSampleAt() <= next) valuation.sample(venue)
-  }
-
-  // --- the replay ---
-  /** The quote to its subscribers; a promise only when something it caused is still running (a handler, an intent). */
-  function deliverQuote(block: QuoteBlock, index: number, subscribers: readonly Served[]): Promise<void> | undefined {
-    // One read-only view of the recorded quote, shared by every subscriber of its own key.
-    let view: Quote | undefined
-    for (const { subscription, exact } of subscribers) {
-      if (exact) view ??= frozenQuote(block.quote(index)) as Quote
-      const quote = exact ? view : scaledQuote(block, index, subscription)
-      if (quote) dispatch.quote(quote)
-    }
-    return dispatch.busy() ? dispatch.settle() : undefined
-  }
-
-  // Strategies start once the first instant's quotes are in the book, so that what they ask for at start can be
-  // priced; those quotes reach them right after their start.
-  let started = false
-  const opening: { block: QuoteBlock; index: number; subscribers: Served[] }[] = []
-  async function startStrategies(): Promise<void> {
-    started = true
-    await dispatch.start()
-    await deliverBalances()
-    await dispatch.settle()
-    for (const { block, index, subscribers } of opening.splice(0)) await deliverQuote(block, index, subscribers)
-  }
-
-  let quotes = 0
-  let last = start
-  /** Stretches without any quote longer than maxQuoteAgeSeconds: nothing can be priced or filled in them. */
-  const gaps: { from: number; to: number }[] = []
-  let end = to
-  // With --from, the quotes of the last maxQuoteAgeSeconds before it fill the book first (not heard by anyone):
-  // the market as it stood when the run starts.
-  /** What the replay waits for before it goes on: the strategies' start, what falls due, or what a quote caused. */
-  let waitFor: Promise<void> | undefined
-
-  /**
-   * Replays the block's quotes from `index` on, synchronously, until one needs something asynchronous to finish first
-   * (left in `waitFor`); returns the index to go on from once it has (the block's length when done).
-   */
-  function replay(block: QuoteBlock, index: number): number {
-    const length = block.length
-    for (; index < length; index++) {
-      const time = block.time(index)
-      if (time < start) {
-        const id = book.update(block, index)
-        if (served[id] === undefined) discover(block.request(index))
-        continue
-      }
-      if (time > clock.now()) {
-        // The clock stands at the previous quote's time here (or at the start).
-        if (!started) {
-          waitFor = startStrategies()
-          return index
-        }
-        if (time - clock.now() > maxQuoteAgeMs) gaps.push({ from: clock.now(), to: time })
-        const due = advanceTo(time)
-        if (due) {
-          // Back at this quote once it is done, the clock at its time.
-          waitFor = due
-          return index
-        }
-      }
-      const id = book.update(block, index)
-      if (book.isWatched(id)) venue.quoted(id)
-      if (served[id] === undefined) discover(block.request(index))
-      const subscribers = served[id]
-      if (subscribers === null || subscribers === undefined) continue
-      if (!started) opening.push({ block, index, subscribers })
-      else {
-        const delivered = deliverQuote(block, index, subscribers)
-        if (delivered) {
-          waitFor = delivered
-          return index + 1
-        }
-      }
-    }
-    return length
-  }
-
-  for await (const block of source.blocks({ from: from === undefined ? start : start - maxQuoteAgeMs, to })) {
-    let index = 0
-    for (;;) {
-      index = replay(block, index)
-      if (waitFor === undefined) break
-      const pending = waitFor
-      waitFor = undefined
-      await pending
-    }
-    const length = block.length
-    quotes += length
-    last = clock.now()
-    if (onProgress && (quotes & 0xffff) < length) onProgress({ now: last, from: start, to: end ?? last, quotes })
-  }
-  if (!started) await startStrategies()
-  end = end ?? last + 1
-  await advanceTo(end - 1)
-  venue.runDue()
-  await reconcileTick()
+  replay = new BacktestReplay({
+    start,
+    to,
+    from,
+    clock,
+    book,
+    venue,
+    valuation,
+    dispatch,
+    strategies,
+    maxQuoteAgeMs,
+    reconcileMs: config.reconcile.intervalMs,
+    decimals,
+    onProgress,
+  })
+  const { quotes, end, gaps, subscriptions, exactKeys, scaledKeys } = await replay.run(source)
   await dispatch.stop()
   await dispatch.settle()
-  journalChanged = true
-  await reconcileTick()
+  replay.journalChanged = true
+  await replay.reconcileTick()
   valuation.sample(venue)
 
   if (quotes === 0)
@@ -557,11 +296,6 @@ export async function runBacktest({
     account: backtestAccount.address,
     decimalsOf: (key) => decimals.get(key),
   }
-}
-
-function pairOfReplay(item: ReplayRequest): BookPair {
-  const { source, chainId, destChainId, srcToken, destToken, side } = item.request
-  return { source: source === 'delta' ? 'delta' : 'market', chainId, destChainId: destChainId ?? chainId, srcToken, destToken, side }
 }
 
 async function firstQuoteTime(source: QuoteReplaySource): Promise<number | undefined> {
