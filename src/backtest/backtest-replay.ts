@@ -4,7 +4,7 @@ import type { StrategyDispatch } from '../runtime/strategy-dispatch.js'
 import { frozenQuote } from '../strategy/frozen-copy.js'
 import type { SafeStrategy } from '../strategy/safe-strategy.js'
 import type { ManualClock } from '../time/clock.js'
-import { type BookPair, pairKeyOf, priceFromBook, type ReplayBook } from './replay-book.js'
+import { type BookPair, bookPairOf, pairKeyOf, priceFromBook, type ReplayBook } from './replay-book.js'
 import type { QuoteBlock, QuoteReplaySource, ReplayRequest } from './replay-source.js'
 import { answerOfScaled } from './simulated-api.js'
 import type { SimulatedVenue } from './simulated-venue.js'
@@ -80,19 +80,7 @@ export class BacktestReplay {
     this.#p = parameters
     const { strategies, start, reconcileMs } = parameters
     this.#subscriptions = strategies.flatMap((strategy) =>
-      strategy.subscriptions.map((request) => ({
-        strategy,
-        request,
-        key: quoteRequestKey(request),
-        pair: {
-          source: request.source === 'delta' ? 'delta' : 'market',
-          chainId: request.chainId,
-          destChainId: request.destChainId ?? request.chainId,
-          srcToken: request.srcToken,
-          destToken: request.destToken,
-          side: request.side,
-        } satisfies BookPair,
-      })),
+      strategy.subscriptions.map((request) => ({ strategy, request, key: quoteRequestKey(request), pair: bookPairOf(request) })),
     )
     this.#watchingBalances = strategies.some((strategy) => strategy.balances.length > 0)
     this.#nextReconcile = start + reconcileMs
@@ -166,7 +154,7 @@ export class BacktestReplay {
         const pairKey = pairKeyOf(subscription.pair)
         let best = Number.POSITIVE_INFINITY
         for (const item of known) {
-          if (pairKeyOf(pairOfReplay(item)) !== pairKey || item.request.amount === 0n) continue
+          if (pairKeyOf(bookPairOf(item.request)) !== pairKey || item.request.amount === 0n) continue
           const distance = Math.abs(Math.log(Number(subscription.request.amount) / Number(item.request.amount)))
           if (distance < best) {
             best = distance
@@ -363,9 +351,4 @@ export class BacktestReplay {
     }
     return length
   }
-}
-
-function pairOfReplay(item: ReplayRequest): BookPair {
-  const { source, chainId, destChainId, srcToken, destToken, side } = item.request
-  return { source: source === 'delta' ? 'delta' : 'market', chainId, destChainId: destChainId ?? chainId, srcToken, destToken, side }
 }

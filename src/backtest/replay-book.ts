@@ -1,4 +1,5 @@
 import { BaseError } from '../errors/base.js'
+import type { QuoteRequest } from '../feed/quote.js'
 import type { Clock } from '../time/clock.js'
 import type { QuoteBlock, ReplayRequest } from './replay-source.js'
 
@@ -95,10 +96,12 @@ export function pairKeyOf(pair: BookPair): string {
 
 const noQuotes: readonly BookQuote[] = Object.freeze([])
 
-function pairOfRequest(request: ReplayRequest): BookPair {
-  const { source, chainId, destChainId, srcToken, destToken, side } = request.request
-  // A unified recording's quote counts for the mode that answered it; the book keeps it under `market` (its amounts
-  // are what the service would trade) unless the answer says delta.
+/**
+ * The book pair a quote request prices: a unified recording's quote counts for the mode that answered it; the book
+ * keeps it under `market` (its amounts are what the service would trade) unless the answer says delta.
+ */
+export function bookPairOf(request: QuoteRequest): BookPair {
+  const { source, chainId, destChainId, srcToken, destToken, side } = request
   return { source: source === 'delta' ? 'delta' : 'market', chainId, destChainId: destChainId ?? chainId, srcToken, destToken, side }
 }
 
@@ -220,7 +223,7 @@ export class ReplayBook {
     this.#requests[request.id] = request
     this.#amountNumbers[request.id] = Number(request.request.amount)
     this.#watched[request.id] = false
-    const key = pairKeyOf(pairOfRequest(request))
+    const key = pairKeyOf(bookPairOf(request.request))
     this.#pairKeys[request.id] = key
     let number = this.#pairNumbers.get(key)
     if (number === undefined) {
